@@ -1,0 +1,1 @@
+"""Learning agents (PPO, HER, ABC, self-play)."""

@@ -1,0 +1,1 @@
+"""Family registered in mjx_envs."""

@@ -1,0 +1,131 @@
+"""The environment API: `Env`, `GoalEnv` and the MJX physics helpers every family shares.
+
+An environment is a set of pure functions over a `State` pytree:
+
+  reset(key) -> State                 key: PRNG key, shape [2] (or typed key [])
+  step(state, action[action_size]) -> State
+
+Both are jittable and vmappable. `State` is Brax's `brax.envs.base.State` (fields `pipeline_state`, the
+`mjx.Data`; `obs`; `reward`; `done`; `metrics`; `info`), so our envs also plug into Brax's trainers.
+
+Robustness, inside jit: a non-finite or out-of-range action is sanitised before it reaches the physics
+and counted in `metrics['bad_action']`; a diverged physics state (non-finite, or velocities beyond
+`max_qvel`) ends the episode as a truncation with `info['diverged'] = 1`, and the auto-reset wrapper then
+draws a fresh state (counted in the episode statistics).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Dict, Mapping
+
+from brax.envs.base import Env as _BraxEnv
+from brax.envs.base import State
+import jax
+import jax.numpy as jnp
+import mujoco
+from mujoco import mjx
+
+__all__ = ["State", "Env", "MjxEnv", "GoalEnv", "sanitize_action", "ConfigError"]
+
+
+class ConfigError(ValueError):
+  """A bad environment name, config key or config value."""
+
+
+def check_config(name: str, defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> Dict[str, Any]:
+  """Merges `overrides` into `defaults`, refusing keys that `defaults` does not have."""
+  unknown = sorted(set(overrides) - set(defaults))
+  if unknown:
+    raise ConfigError(
+        f"{name}: unknown config key(s) {unknown}; valid keys are {sorted(defaults)}")
+  return {**defaults, **overrides}
+
+
+def sanitize_action(action: jax.Array, low: float = -1.0, high: float = 1.0):
+  """Replaces non-finite entries by 0 and clips to [low, high].
+
+  Returns (clean action [A], bad: float scalar 1.0 if anything was non-finite or out of range).
+  """
+  finite = jnp.isfinite(action)
+  clean = jnp.clip(jnp.where(finite, action, 0.0), low, high)
+  bad = jnp.any(~finite) | jnp.any((action < low) | (action > high))
+  return clean, bad.astype(jnp.float32)
+
+
+class Env(_BraxEnv):
+  """Base class: subclasses implement `reset`, `step` and the size properties."""
+
+  @property
+  def backend(self) -> str:
+    return "mjx"
+
+  @property
+  def observation_size(self):
+    """int for array observations; {key: shape} for dict observations."""
+    obs = jax.eval_shape(self.reset, jax.random.PRNGKey(0)).obs
+    if isinstance(obs, Mapping):
+      return {k: v.shape for k, v in obs.items()}
+    return obs.shape[-1]
+
+  def check_action(self, action) -> None:
+    """Host-side shape check, for use outside jit by wrappers and tools."""
+    if getattr(action, "shape", None) is None or action.shape[-1:] != (self.action_size,):
+      raise ValueError(
+          f"{type(self).__name__}: action must have trailing shape ({self.action_size},), "
+          f"got {getattr(action, 'shape', type(action))}")
+
+
+class MjxEnv(Env):
+  """An env backed by one MJX model, stepped `n_substeps` times per control step.
+
+  Subclasses build an `mujoco.MjModel`, pass it here, and use `physics_step`, `diverged`.
+  """
+
+  def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, max_qvel: float = 100.0):
+    self.mj_model = mj_model
+    self.mjx_model = mjx.put_model(mj_model)
+    self.n_substeps = int(n_substeps)
+    self.max_qvel = float(max_qvel)
+
+  @property
+  def dt(self) -> float:
+    """Control period in seconds."""
+    return float(self.mj_model.opt.timestep) * self.n_substeps
+
+  def physics_step(self, data: mjx.Data, ctrl: jax.Array | None = None,
+                   mocap_pos: jax.Array | None = None,
+                   mocap_quat: jax.Array | None = None) -> mjx.Data:
+    """Sets controls and mocap targets, then runs `n_substeps` of `mjx.step`."""
+    replace = {}
+    if ctrl is not None:
+      replace["ctrl"] = ctrl
+    if mocap_pos is not None:
+      replace["mocap_pos"] = mocap_pos
+    if mocap_quat is not None:
+      replace["mocap_quat"] = mocap_quat
+    data = data.replace(**replace)
+
+    def body(d, _):
+      return mjx.step(self.mjx_model, d), None
+
+    return jax.lax.scan(body, data, (), self.n_substeps)[0]
+
+  def diverged(self, data: mjx.Data) -> jax.Array:
+    """True when the physics state is non-finite or its velocities exploded."""
+    finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
+    calm = jnp.all(jnp.abs(data.qvel) < self.max_qvel)
+    return ~(finite & calm)
+
+
+class GoalEnv(MjxEnv):
+  """A multi-goal env: `obs` is a dict with `observation`, `achieved_goal` and `desired_goal`."""
+
+  @abc.abstractmethod
+  def compute_reward(self, achieved_goal: jax.Array, desired_goal: jax.Array,
+                     info: Mapping[str, Any]) -> jax.Array:
+    """Reward for reaching `achieved_goal` when `desired_goal` was asked; any leading batch shape."""
+
+  @abc.abstractmethod
+  def is_success(self, achieved_goal: jax.Array, desired_goal: jax.Array) -> jax.Array:
+    """1.0 where the goal is reached, else 0.0; any leading batch shape."""
