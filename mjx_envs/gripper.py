@@ -37,15 +37,15 @@ def worldbody_xml(pos, friction: float = 1.5, kp: float = 300.0) -> str:
             contype="2" conaffinity="0"/>
       <site name="tcp" pos="0 0 0" size="0.005" rgba="1 0 0 0.5" group="3"/>
       <body name="finger_l" pos="0 {fy} {fz}" gravcomp="1">
-        <joint name="finger_l" type="slide" axis="0 1 0" range="0 {MAX_OPENING}" damping="5"
-               armature="0.01"/>
-        <geom name="finger_l" type="box" size="{fx} {fy} {fz}" mass="0.05" friction="{friction} 0.01 0.001"
+        <joint name="finger_l" type="slide" axis="0 1 0" range="0 {MAX_OPENING}" damping="2"
+               armature="0.05"/>
+        <geom name="finger_l" type="box" size="{fx} {fy} {fz}" mass="0.1" friction="{friction} 0.01 0.001"
               rgba="0.2 0.2 0.2 1" contype="2" conaffinity="1" condim="4"/>
       </body>
       <body name="finger_r" pos="0 {-fy} {fz}" gravcomp="1">
-        <joint name="finger_r" type="slide" axis="0 -1 0" range="0 {MAX_OPENING}" damping="5"
-               armature="0.01"/>
-        <geom name="finger_r" type="box" size="{fx} {fy} {fz}" mass="0.05" friction="{friction} 0.01 0.001"
+        <joint name="finger_r" type="slide" axis="0 -1 0" range="0 {MAX_OPENING}" damping="2"
+               armature="0.05"/>
+        <geom name="finger_r" type="box" size="{fx} {fy} {fz}" mass="0.1" friction="{friction} 0.01 0.001"
               rgba="0.2 0.2 0.2 1" contype="2" conaffinity="1" condim="4"/>
       </body>
     </body>"""

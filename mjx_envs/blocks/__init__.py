@@ -1,1 +1,28 @@
-"""Family registered in mjx_envs."""
+"""The tabletop block world of asymmetric self-play: a goal-free world and four holdout tasks."""
+
+import functools
+
+from mjx_envs.blocks.env import BlocksEnv, default_config, goal_features
+from mjx_envs.blocks.scripted import scripted_controller
+
+_TASKS = {"Blocks": None, "BlocksPush": "push", "BlocksFlip": "flip",
+          "BlocksPickAndPlace": "pick_and_place", "BlocksStack": "stack"}
+
+
+def _config(task):
+  c = default_config()
+  del c["task"]  # fixed by the registered name
+  if task == "stack":
+    c["num_objects"] = 2
+  return c
+
+
+def _register():
+  from mjx_envs import register  # pylint: disable=import-outside-toplevel
+  for name, task in _TASKS.items():
+    register(name, functools.partial(BlocksEnv, task=task), functools.partial(_config, task))
+
+
+_register()
+
+__all__ = ["BlocksEnv", "default_config", "goal_features", "scripted_controller"]

@@ -1,1 +1,26 @@
-"""Family registered in mjx_envs."""
+"""The Fetch goal tasks (gymnasium-robotics semantics) in MJX: FetchReach, FetchPush, FetchSlide,
+FetchPickAndPlace. See `mjx_envs/fetch/env.py` for the semantics and every deliberate difference from
+the reference; `mjx_envs/fetch/scripted.py` for the scripted experts.
+
+    env = mjx_envs.make("FetchPush", reward_type="dense")
+"""
+
+import functools
+
+from mjx_envs.fetch.env import TASKS, FetchEnv, default_config
+
+
+def _factory(task, **config):
+  return FetchEnv(task, **config)
+
+
+def _register_all():
+  import mjx_envs  # pylint: disable=import-outside-toplevel  (package __init__ has defined register)
+  for task in TASKS:
+    if task not in mjx_envs.registered():
+      mjx_envs.register(task, functools.partial(_factory, task), functools.partial(default_config, task))
+
+
+_register_all()
+
+__all__ = ["FetchEnv", "TASKS", "default_config"]

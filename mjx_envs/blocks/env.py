@@ -1,0 +1,277 @@
+"""The tabletop block world of asymmetric self-play (SPEC section 1) as a pure-function MJX env.
+
+Tasks (config `task`):
+  None              goal-free world for a goal-setting agent (Alice): obs has no goal, reward 0.
+  'push'            goals on the table, rotation compared modulo 90 degrees (cube symmetry).
+  'flip'            goals turn another labelled face up; full rotation compared.
+  'pick_and_place'  one goal block lifted 0.05-0.25 m; the others stay.
+  'stack'           a tower of 2-4 blocks.
+
+Action (6-D): 3-D relative gripper position, wrist yaw and pitch steps, relative finger opening.
+Continuous in [-1, 1] by default; `action_bins=11` takes integer bins 0..10 per dimension instead.
+
+Observation (dict):
+  robot [17]          tcp pos (3), tcp lin. vel (3), tcp quat (4), finger openings (2), finger vels (2),
+                      wrist yaw and pitch targets (2), finger target (1)
+  objects [8, 17]     per object: pos (3), quat (4), lin. vel (3), ang. vel (3), pos relative to the
+                      tcp (3), gripped flag (1); zero rows for padding
+  object_mask [8]     1.0 for real objects
+  observation [153]   robot + objects flattened (goal-independent, so hindsight relabelling is exact)
+  achieved_goal [8,7], desired_goal [8,7]  (goal tasks only) position + quaternion per object; see
+                      `goal_features` for the per-object goal inputs of SPEC section 1.
+
+Reward (goal tasks), Bob's sparse reward: per object +1 on reaching its goal, -1 on leaving it again
+(so the per-object sum over an episode is at most 1), and +5 on the step all objects are placed.
+Written as a difference of "placed" indicators between the previous and current achieved goal, which
+`compute_reward` takes through `info['prev_achieved_goal']`, so it is pure and re-scores relabelled goals.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping
+
+from brax import math as bmath
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+
+from mjx_envs import gripper as gripper_lib
+from mjx_envs.blocks import goals as G
+from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_HALF, TABLE_POS, TABLE_Z, scene_xml
+from mjx_envs.core import ConfigError, GoalEnv, State, sanitize_action
+
+TASKS = (None, "push", "flip", "pick_and_place", "stack")
+ROBOT_SIZE = 17
+OBJECT_SIZE = 17
+
+
+def default_config() -> Dict[str, Any]:
+  return dict(
+      task="push",
+      num_objects=1,
+      action_bins=None,           # None: continuous [-1, 1]; 11: multi-categorical bins
+      episode_length=None,        # None: 200 steps per object (Bob's budget in the paper)
+      sim_dt=0.008,
+      n_substeps=5,               # control step = 0.04 s, as robogym
+      iterations=4,
+      ls_iterations=6,
+      max_position_change=0.05,   # metres per step at |action| = 1
+      max_rotation_change=0.2,    # radians per step at |action| = 1
+      max_finger_change=0.02,     # metres per step at |action| = 1
+      action_smoothing=1.0,       # EMA weight of the new action; robogym uses 0.3
+      table_portion=1.0,
+      pos_threshold=0.04,
+      rot_threshold=0.2,
+      terminate_on_success=True,
+      terminate_on_fall=True,
+  )
+
+
+def make_env(**config) -> "BlocksEnv":
+  return BlocksEnv(**config)
+
+
+class BlocksEnv(GoalEnv):
+  """Block world; see the module docstring. Config keys: `default_config()`."""
+
+  def __init__(self, **config):
+    c = {**default_config(), **config}
+    if c["task"] not in TASKS:
+      raise ConfigError(f"task must be one of {TASKS}, got {c['task']!r}")
+    n = c["num_objects"]
+    if not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_OBJECTS:
+      raise ConfigError(f"num_objects must be an int in 1..{MAX_OBJECTS}, got {n!r}")
+    if c["task"] == "stack" and not 2 <= n <= 4:
+      raise ConfigError(f"num_objects must be 2..4 for the stack task, got {n}")
+    if c["action_bins"] is not None and (not isinstance(c["action_bins"], int) or c["action_bins"] < 2):
+      raise ConfigError(f"action_bins must be None or an int >= 2, got {c['action_bins']!r}")
+    for key in ("sim_dt", "max_position_change", "max_rotation_change", "max_finger_change",
+                "pos_threshold", "rot_threshold"):
+      if not c[key] > 0:
+        raise ConfigError(f"{key} must be > 0, got {c[key]!r}")
+    if not 0 < c["action_smoothing"] <= 1:
+      raise ConfigError(f"action_smoothing must be in (0, 1], got {c['action_smoothing']!r}")
+    for key in ("n_substeps", "iterations", "ls_iterations"):
+      if not isinstance(c[key], int) or c[key] < 1:
+        raise ConfigError(f"{key} must be an int >= 1, got {c[key]!r}")
+    if not 0.1 * n <= c["table_portion"] <= 1.0:
+      raise ConfigError(f"table_portion must be in [0.1 * num_objects, 1], got {c['table_portion']}")
+    nx, ny = G.grid_shape(c["table_portion"])
+    if nx * ny < 2 * n + 1:
+      raise ConfigError(f"table_portion={c['table_portion']} leaves {nx * ny} placement cells; "
+                        f"{2 * n + 1} are needed for {n} objects")
+    self.config = c
+    self.task = c["task"]
+    self.num_objects = int(n)
+    self.episode_length = int(c["episode_length"] or 200 * n)
+    self.symmetric = self.task != "flip"
+    mj_model = mujoco.MjModel.from_xml_string(scene_xml(
+        n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip"))
+    super().__init__(mj_model, c["n_substeps"])
+    self.gripper = gripper_lib.Gripper.from_model(mj_model)
+    self._obj_qpos = np.array([mj_model.joint(f"object{i}").qposadr[0] for i in range(n)])
+    self._obj_qvel = np.array([mj_model.joint(f"object{i}").dofadr[0] for i in range(n)])
+    self._data0 = None
+
+  # --- sizes -------------------------------------------------------------------------------------
+  @property
+  def action_size(self) -> int:
+    return 6
+
+  @property
+  def is_goal_env(self) -> bool:
+    return self.task is not None
+
+  # --- reset -------------------------------------------------------------------------------------
+  def reset(self, rng: jax.Array) -> State:
+    """Random non-overlapping blocks, a random gripper pose above the table, a fresh goal."""
+    from mujoco import mjx  # pylint: disable=import-outside-toplevel
+    k_cells, k_yaw, k_grip, k_goal = jax.random.split(rng, 4)
+    n = self.num_objects
+    xy = G.sample_cells(k_cells, n, self.config["table_portion"])
+    yaw = jax.random.uniform(k_yaw, (n,), minval=-np.pi, maxval=np.pi)
+    start = G.on_table(xy, G.yaw_quat(yaw))
+    low, high = G.placement_area(self.config["table_portion"])
+    grip_xy = jax.random.uniform(k_grip, (2,), minval=low, maxval=high)
+    grip_pos = jnp.concatenate([grip_xy, jnp.array([TABLE_Z + 0.15])])
+    grip_quat = jnp.array([1.0, 0.0, 0.0, 0.0])
+    finger = jnp.float32(gripper_lib.MAX_OPENING * 0.8)
+
+    qpos = jnp.asarray(self.mj_model.qpos0)
+    qpos = qpos.at[self._obj_qpos[:, None] + np.arange(7)].set(start)
+    qpos = self.gripper.set_pose(qpos, grip_pos, grip_quat)
+    qpos = qpos.at[np.array(self.gripper.finger_qpos)].set(finger)
+    data = mjx.make_data(self.mjx_model).replace(
+        qpos=qpos, ctrl=jnp.full((self.mj_model.nu,), finger),
+        mocap_pos=grip_pos[None], mocap_quat=grip_quat[None])
+    data = mjx.forward(self.mjx_model, data)
+
+    goal = G.pad(G.make_goal(k_goal, self.task, start, n, self.config["table_portion"])
+                 if self.task else start)
+    info = {
+        "wrist": jnp.zeros(2), "finger_target": finger, "prev_action": jnp.zeros(6),
+        "start": G.pad(start), "goal": goal, "diverged": jnp.zeros(()),
+    }
+    achieved = self._achieved(data)
+    info["prev_achieved_goal"] = achieved
+    obs = self._obs(data, info)
+    zero = jnp.zeros(())
+    metrics = {"is_success": zero, "objects_placed": zero, "bad_action": zero, "off_table": zero}
+    return State(data, obs, zero, zero, metrics, info)
+
+  # --- step --------------------------------------------------------------------------------------
+  def step(self, state: State, action: jax.Array) -> State:
+    c = self.config
+    info = state.info
+    action, bad = self._decode_action(action)
+    a = c["action_smoothing"] * action + (1 - c["action_smoothing"]) * info["prev_action"]
+    data = state.pipeline_state
+    tcp = self.gripper.tcp_pos(data)
+    target = tcp + a[:3] * c["max_position_change"]
+    lo = jnp.array([TABLE_POS[0] - TABLE_HALF[0], TABLE_POS[1] - TABLE_HALF[1], TABLE_Z + 0.003])
+    hi = jnp.array([TABLE_POS[0] + TABLE_HALF[0], TABLE_POS[1] + TABLE_HALF[1], TABLE_Z + 0.4])
+    target = jnp.clip(target, lo, hi)
+    wrist = jnp.clip(info["wrist"] + a[3:5] * c["max_rotation_change"],
+                     jnp.array([-np.pi, -np.pi / 4]), jnp.array([np.pi, np.pi / 4]))
+    finger = jnp.clip(info["finger_target"] + a[5] * c["max_finger_change"], 0.0, gripper_lib.MAX_OPENING)
+    quat = bmath.quat_mul(G.yaw_quat(wrist[0]),
+                          bmath.quat_rot_axis(jnp.array([1.0, 0.0, 0.0]), wrist[1]))
+    data = self.physics_step(data, ctrl=jnp.full((self.mj_model.nu,), finger),
+                             mocap_pos=target[None], mocap_quat=quat[None])
+    diverged = self.diverged(data)
+    info = {**info, "wrist": wrist, "finger_target": finger, "prev_action": a,
+            "diverged": diverged.astype(jnp.float32)}
+
+    achieved = self._achieved(data)
+    placed = self._placed(achieved, info["goal"])
+    success = jnp.all(placed)
+    off = self._off_table(achieved)
+    reward = (self.compute_reward(achieved, info["goal"], info) if self.is_goal_env
+              else jnp.zeros(()))
+    info["prev_achieved_goal"] = achieved
+    done = jnp.zeros((), bool)
+    if self.is_goal_env and c["terminate_on_success"]:
+      done = done | success
+    if c["terminate_on_fall"]:
+      done = done | jnp.any(off)
+    obs = jax.tree.map(lambda x: jnp.nan_to_num(x, posinf=0.0, neginf=0.0), self._obs(data, info))
+    metrics = {**state.metrics, "is_success": success.astype(jnp.float32),
+               "objects_placed": jnp.sum(placed[:self.num_objects]).astype(jnp.float32),
+               "bad_action": bad, "off_table": jnp.any(off).astype(jnp.float32)}
+    return state.replace(pipeline_state=data, obs=obs, reward=reward,
+                         done=done.astype(jnp.float32), metrics=metrics, info=info)
+
+  def _decode_action(self, action):
+    action = jnp.asarray(action)
+    bins = self.config["action_bins"]
+    if bins is None:
+      return sanitize_action(action.astype(jnp.float32))
+    # Integer bins: non-finite -> middle bin, out-of-range -> clipped; both counted.
+    a = action.astype(jnp.float32)
+    clean, bad = sanitize_action(a, 0.0, bins - 1)
+    clean = jnp.where(jnp.isfinite(a), clean, (bins - 1) / 2)
+    return jnp.round(clean) / (bins - 1) * 2.0 - 1.0, bad
+
+  # --- goals and rewards -------------------------------------------------------------------------
+  def compute_reward(self, achieved_goal, desired_goal, info: Mapping[str, Any]):
+    """Bob's sparse reward [...] for goals [..., 8, 7]; needs info['prev_achieved_goal'] [..., 8, 7]."""
+    now = self._placed(achieved_goal, desired_goal)
+    before = self._placed(info["prev_achieved_goal"], desired_goal)
+    per_object = jnp.sum(now.astype(jnp.float32) - before.astype(jnp.float32), -1)
+    completed = jnp.all(now, -1) & ~jnp.all(before, -1)
+    return per_object + 5.0 * completed.astype(jnp.float32)
+
+  def is_success(self, achieved_goal, desired_goal):
+    """1.0 where every object is within the thresholds; goals [..., 8, 7]."""
+    return jnp.all(self._placed(achieved_goal, desired_goal), -1).astype(jnp.float32)
+
+  def _placed(self, achieved, desired):
+    return G.object_success(achieved, desired, self.config["pos_threshold"],
+                            self.config["rot_threshold"], self.symmetric)
+
+  def _off_table(self, achieved):
+    pos = achieved[: self.num_objects, :3]
+    below = pos[:, 2] < 0.75 * TABLE_Z
+    outside = jnp.any(jnp.abs(pos[:, :2] - TABLE_POS[:2]) > TABLE_HALF[:2], -1)
+    return below | outside
+
+  # --- observations ------------------------------------------------------------------------------
+  def _achieved(self, data) -> jax.Array:
+    poses = data.qpos[self._obj_qpos[:, None] + np.arange(7)]
+    return G.pad(poses)
+
+  def _obs(self, data, info) -> Dict[str, jax.Array]:
+    g = self.gripper
+    n = self.num_objects
+    tcp = g.tcp_pos(data)
+    fingers = g.fingers(data)
+    poses = data.qpos[self._obj_qpos[:, None] + np.arange(7)]
+    vels = data.qvel[self._obj_qvel[:, None] + np.arange(6)]
+    rel = poses[:, :3] - tcp
+    # "Gripped": the block sits between the pads and both pads are closed onto it.
+    local = jnp.einsum("ji,nj->ni", g.tcp_xmat(data), rel)
+    between = (jnp.abs(local[:, 0]) < BLOCK_HALF) & (jnp.abs(local[:, 2] - 0.02) < 0.03)
+    pinched = jnp.abs(local[:, 1]) + BLOCK_HALF + 0.004 > jnp.max(fingers)
+    gripped = (between & pinched & (jnp.max(fingers) < BLOCK_HALF + 0.004)).astype(jnp.float32)
+    objects = jnp.concatenate([poses, vels, rel, gripped[:, None]], -1)
+    objects = jnp.concatenate([objects, jnp.zeros((MAX_OBJECTS - n, OBJECT_SIZE))], 0)
+    mask = (jnp.arange(MAX_OBJECTS) < n).astype(jnp.float32)
+    robot = jnp.concatenate([tcp, g.tcp_vel(data), data.xquat[self.mj_model.body("gripper").id],
+                             fingers, g.finger_vel(data), info["wrist"], info["finger_target"][None]])
+    obs = {"robot": robot, "objects": objects, "object_mask": mask,
+           "observation": jnp.concatenate([robot, objects.reshape(-1)])}
+    if self.is_goal_env:
+      obs["achieved_goal"] = self._achieved(data)
+      obs["desired_goal"] = info["goal"]
+    return obs
+
+
+def goal_features(obs: Mapping[str, jax.Array]) -> jax.Array:
+  """Per-object goal inputs [..., 8, 14] for Bob (SPEC section 1): desired pos (3) and quat (4), position
+  relative to the goal (3) and the relative rotation quaternion (4). Zero rows for padding."""
+  ag, dg, mask = obs["achieved_goal"], obs["desired_goal"], obs["object_mask"]
+  rel_pos = dg[..., :3] - ag[..., :3]
+  rel_rot = jnp.vectorize(bmath.relative_quat, signature="(4),(4)->(4)")(ag[..., 3:], dg[..., 3:])
+  feats = jnp.concatenate([dg, rel_pos, rel_rot], -1)
+  return feats * mask[..., None]

@@ -1,0 +1,83 @@
+"""MJCF of the tabletop block world (robogym's rearrange scene, SPEC section 1), built for MJX.
+
+The table top collides as a plane (cheap in MJX); its finite extent is enforced by the off-table test,
+not by the physics. Blocks are boxes; the gripper is `mjx_envs.gripper`. Only the geom pairs that can
+touch are enabled (contype/conaffinity bits), since MJX evaluates every candidate pair every step:
+  bit 1: blocks and the table; bit 2: the fingers (which collide with blocks and the table).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjx_envs import gripper
+
+TABLE_POS = np.array([1.4508, 0.773, 0.453])
+TABLE_HALF = np.array([0.6075, 0.7655, 0.0332])
+TABLE_Z = float(TABLE_POS[2] + TABLE_HALF[2])  # top surface, 0.4862 m
+BLOCK_HALF = 0.0254
+MAX_OBJECTS = 8
+COLORS = [(0.85, 0.1, 0.1), (0.1, 0.6, 0.15), (0.15, 0.3, 0.9), (0.95, 0.8, 0.1),
+          (0.6, 0.2, 0.8), (0.1, 0.75, 0.8), (0.95, 0.5, 0.1), (0.55, 0.35, 0.2)]
+# Face labels for the flip task: +x, -x, +y, -y, +z, -z faces get these shades (visual only).
+FACE_COLORS = [(1, 1, 1), (0, 0, 0), (1, 0.4, 0.7), (0.4, 1, 0.4), (1, 1, 0.3), (0.3, 0.3, 1)]
+
+
+def _face_markers(h: float) -> str:
+  t, s = 0.001, 0.6 * h
+  out = []
+  for k, (axis, sign) in enumerate([(0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1)]):
+    pos = [0.0, 0.0, 0.0]
+    pos[axis] = sign * (h + t)
+    size = [s, s, s]
+    size[axis] = t
+    r, g, b = FACE_COLORS[k]
+    out.append(f'<geom type="box" pos="{pos[0]} {pos[1]} {pos[2]}" size="{size[0]} {size[1]} {size[2]}" '
+               f'rgba="{r} {g} {b} 1" contype="0" conaffinity="0" mass="0"/>')
+  return "".join(out)
+
+
+def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: int,
+              labelled_faces: bool = False, friction: float = 1.0) -> str:
+  """The whole model as an MJCF string."""
+  h = BLOCK_HALF
+  blocks = []
+  for i in range(num_objects):
+    r, g, b = COLORS[i % len(COLORS)]
+    x = TABLE_POS[0] - 0.3 + 0.08 * i
+    blocks.append(f"""
+    <body name="object{i}" pos="{x} {TABLE_POS[1]} {TABLE_Z + h}">
+      <freejoint name="object{i}"/>
+      <geom name="object{i}" type="box" size="{h} {h} {h}" mass="0.1" rgba="{r} {g} {b} 1"
+            friction="{friction} 0.01 0.001" condim="4" contype="1" conaffinity="3"/>
+      {_face_markers(h) if labelled_faces else ""}
+    </body>""")
+  tx, ty, tz = TABLE_POS
+  hx, hy, hz = TABLE_HALF
+  grip_start = (tx - 0.2, ty, TABLE_Z + 0.2)
+  goal_sites = "".join(
+      f'<site name="goal{i}" type="box" size="{h} {h} {h}" pos="0 0 -1" '
+      f'rgba="{COLORS[i % 8][0]} {COLORS[i % 8][1]} {COLORS[i % 8][2]} 0.3" group="2"/>'
+      for i in range(num_objects))
+  return f"""
+<mujoco model="blocks">
+  <option timestep="{sim_dt}" iterations="{iterations}" ls_iterations="{ls_iterations}"
+          cone="pyramidal" impratio="1" integrator="implicitfast">
+    <flag eulerdamp="disable"/>
+  </option>
+  <visual><global offwidth="640" offheight="480"/></visual>
+  <worldbody>
+    <light pos="{tx} {ty} 2.5" dir="0 0 -1" directional="true"/>
+    <geom name="floor" type="plane" size="3 3 0.1" rgba="0.8 0.8 0.8 1" contype="0" conaffinity="0"/>
+    <geom name="table_top" type="plane" pos="{tx} {ty} {TABLE_Z}" size="{hx} {hy} 0.01"
+          rgba="0.6 0.45 0.3 1" contype="1" conaffinity="3" friction="{friction} 0.01 0.001"/>
+    <geom name="table_body" type="box" pos="{tx} {ty} {tz - 0.001}" size="{hx} {hy} {hz}"
+          rgba="0.5 0.38 0.25 1" contype="0" conaffinity="0"/>
+    {goal_sites}
+    {"".join(blocks)}
+    {gripper.worldbody_xml(grip_start, friction=1.5)}
+  </worldbody>
+  <actuator>{gripper.actuator_xml()}</actuator>
+  <equality>{gripper.equality_xml()}</equality>
+  <contact>{gripper.contact_xml()}</contact>
+</mujoco>"""

@@ -1,0 +1,418 @@
+"""The Fetch goal tasks in MJX: FetchReach, FetchPush, FetchSlide, FetchPickAndPlace.
+
+Semantics follow gymnasium-robotics 1.4.2 (`Fetch*-v4`; recorded in tests/fixtures/fetch_reference.*):
+same world coordinates (table top z ~= 0.4, initial gripper positions, goal and object regions), the same
+25-D (Reach: 10-D) observation layout, the same sparse/dense reward and success test, 50-step episodes at
+25 Hz, 4-D actions in [-1, 1] whose first three entries move the gripper by up to 0.05 m per step.
+
+Scene: the shared mocap-welded parallel gripper (`mjx_envs.gripper`) over a table whose top is a collision
+plane (a visual-only box draws the table); one free object (a 5 cm cube; Slide: a flat square puck) for
+Push/Slide/PickAndPlace; a visual-only `target` site on a mocap body marks the desired goal. No arm is
+modelled. Everything collides through primitive geoms only (plane-box, box-box), which MJX handles cheaply.
+
+Observation (`obs['observation']`, float32), index ranges as in the reference:
+  [0:3] grip_pos        tcp (fingertip centre) position
+  [3:6] object_pos      object centre                     (object tasks only, as are the next four)
+  [6:9] object_rel_pos  object_pos - grip_pos
+  [9:11] gripper_state  finger joint positions [right, left] (metres from the centre line, 0 .. 0.05)
+  [11:14] object_rot    Euler angles of the object (gymnasium-robotics `mat2euler` convention)
+  [14:17] object_velp   (object linear velocity - grip linear velocity) * dt
+  [17:20] object_velr   object angular velocity (world frame) * dt
+  [20:23] grip_velp     gripper linear velocity * dt
+  [23:25] gripper_vel   finger joint velocities * dt
+Reach: grip_pos, gripper_state, grip_velp, gripper_vel (10-D). `achieved_goal` is object_pos (Reach:
+grip_pos); `desired_goal` is the goal, also kept in `info['goal']`.
+
+Deliberate differences from gymnasium-robotics (all documented, most forced by MJX or by having no arm):
+- Physics: default `sim_dt` 0.008 s x `n_substeps` 5 (the reference: 0.002 x 20); same control period
+  0.04 s. Contacts use MJX's soft-contact solver with `iterations`/`ls_iterations` from the config.
+- Gripper: no 7-DoF arm; the gripper is a free body welded to a mocap target (as in the reference, whose
+  arm is itself dragged by a mocap weld). The action target is `tcp + 0.05 * a[:3]`, measured from the
+  CURRENT tcp (the reference resets the mocap to the gripper body first, the same thing). Because our
+  gripper has no arm inertia to drag, it follows its target more closely: a constant [1, 0, 0, 0] moves
+  it ~0.03-0.045 m per step (reference: 0.024-0.033 m).
+- The mocap target is clipped to a workspace box around the initial gripper position (the reference is
+  bounded by the arm's reach instead). For Slide the box ends at x = initial x + 0.1, the near edge of the
+  goal region (goal x >= initial x + target_offset - target_range), so the puck must be struck, not
+  carried, to the goal.
+- Fingers: `a[3]` is an ABSOLUTE finger opening target, opening = (a[3] + 1) / 2 * 0.05 m per finger
+  (position servos). The reference adds a[3] to the current finger position of a kp=30000 servo, i.e. an
+  effort-like command. Push/Slide/Reach lock the fingers closed (`block_gripper`), ignoring a[3], as in
+  the reference.
+- Slide: the puck is a flat square box (half-size 0.025 x 0.025 x 0.02) rather than a cylinder, because MJX
+  has no box-cylinder collision (the fingers are boxes). Table and puck friction 0.1 as in the reference.
+- The table top is an infinite plane: an object pushed past the table's edge does not fall.
+- Object and puck masses are lighter (0.2 kg instead of 2 kg) so the soft weld can push and lift them.
+- Reset does not simulate a settling period: the object is placed resting on the table (its centre at the
+  reference's `height_offset`) and the gripper at the reference's initial position, at rest.
+- Object start positions are drawn as in the reference (initial gripper xy + U(-obj_range, obj_range),
+  at least 0.1 m from the gripper) but jittably: 64 candidates are drawn and the first valid one is used
+  (the chance that none is valid is below 1e-6; then the last one is pushed out to 0.1 m).
+- Rewards and success are computed in float32. The reference computes the distance in float64; the only
+  possible disagreement is for distances within float32 rounding (~1e-7 m) of the threshold. At exactly
+  the threshold both give sparse reward 0 (d > thr is false) and is_success 0 (d < thr is false).
+- The episode never terminates (`done` stays 0); the time limit is the wrappers' job (`episode_length`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Mapping
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+from mujoco import mjx
+
+from mjx_envs import gripper as gripper_lib
+from mjx_envs.core import ConfigError, GoalEnv, State, sanitize_action
+
+TASKS = ("FetchReach", "FetchPush", "FetchSlide", "FetchPickAndPlace")
+
+# World coordinates from gymnasium-robotics 1.4.2 (tests/fixtures/fetch_reference.json).
+INITIAL_GRIPPER_XPOS = {
+    "FetchReach": (1.3418350177837588, 0.7491010367989072, 0.53472395086728),
+    "FetchPush": (1.345540633869369, 0.7490243373018491, 0.41361670534668077),
+    "FetchSlide": (0.992730444835332, 0.7490407777197047, 0.41266143973446284),
+    "FetchPickAndPlace": (1.3419350171129487, 0.7491010522931141, 0.5347239580725716),
+}
+HEIGHT_OFFSET = {  # resting object centre z (the reference's `height_offset`)
+    "FetchReach": None,
+    "FetchPush": 0.4246997490299934,
+    "FetchSlide": 0.4135363283543867,
+    "FetchPickAndPlace": 0.4246997490299934,
+}
+OBJECT_HALF = {  # collision box half-sizes
+    "FetchPush": (0.025, 0.025, 0.025),
+    "FetchSlide": (0.025, 0.025, 0.02),
+    "FetchPickAndPlace": (0.025, 0.025, 0.025),
+}
+TARGET_OFFSET = {"FetchReach": (0.0, 0.0, 0.0), "FetchPush": (0.0, 0.0, 0.0),
+                 "FetchSlide": (0.4, 0.0, 0.0), "FetchPickAndPlace": (0.0, 0.0, 0.0)}
+TABLE = {  # visual table box: centre xy and half extents xy (the reference's table0)
+    "FetchReach": ((1.3, 0.75), (0.25, 0.35)),
+    "FetchPush": ((1.3, 0.75), (0.25, 0.35)),
+    "FetchSlide": ((1.32441906, 0.75018422), (0.625, 0.45)),
+    "FetchPickAndPlace": ((1.3, 0.75), (0.25, 0.35)),
+}
+MAX_POS_CHANGE = 0.05   # metres per unit action per control step
+MIN_OBJECT_GRIPPER_DIST = 0.1
+_N_CANDIDATES = 64
+AIR_MAX = 0.45          # PickAndPlace: goal z += U(0, AIR_MAX) with probability air_prob
+
+# Workspace box for the mocap target, relative to the initial gripper position: (low xyz, high xyz).
+# z is additionally bounded below by the table top + 0.005 m.
+WORKSPACE = {
+    "FetchReach": ((-0.3, -0.3, -0.3), (0.3, 0.3, 0.3)),
+    "FetchPush": ((-0.3, -0.3, -0.3), (0.3, 0.3, 0.3)),
+    "FetchSlide": ((-0.35, -0.45, -0.3), (0.1, 0.45, 0.3)),
+    "FetchPickAndPlace": ((-0.3, -0.3, -0.3), (0.3, 0.3, 0.6)),
+}
+
+
+def default_config(task: str) -> Dict[str, Any]:
+  """Every config key of `task` and its default."""
+  cfg = {
+      "reward_type": "sparse",        # 'sparse' (-(d > threshold)) or 'dense' (-d)
+      "distance_threshold": 0.05,     # metres
+      "episode_length": 50,           # control steps (read by the wrappers)
+      "sim_dt": 0.008,                # MuJoCo timestep, seconds
+      "n_substeps": 5,                # physics steps per control step (dt = sim_dt * n_substeps)
+      "iterations": 4,                # constraint solver iterations
+      "ls_iterations": 8,             # solver line-search iterations
+      "target_range": 0.3 if task == "FetchSlide" else 0.15,
+  }
+  if task != "FetchReach":
+    cfg["obj_range"] = 0.1 if task == "FetchSlide" else 0.15
+  if task == "FetchPickAndPlace":
+    cfg["air_prob"] = 0.5             # probability that the goal is lifted by U(0, 0.45)
+  return cfg
+
+
+def _int_ge(task, cfg, key, low):
+  v = cfg[key]
+  if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+    raise ConfigError(f"{task}: config {key!r} must be an integer >= {low}, got {v!r}")
+
+
+def _float_in(task, cfg, key, low, high, low_open=False):
+  v = cfg[key]
+  ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+  ok = ok and math.isfinite(float(v)) and (float(v) > low if low_open else float(v) >= low)
+  ok = ok and float(v) <= high
+  if not ok:
+    bracket = "(" if low_open else "["
+    raise ConfigError(f"{task}: config {key!r} must be a number in {bracket}{low}, {high}], got {v!r}")
+
+
+def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
+  """Raises ConfigError naming the key for an invalid value."""
+  if cfg["reward_type"] not in ("sparse", "dense"):
+    raise ConfigError(f"{task}: config 'reward_type' must be 'sparse' or 'dense', "
+                      f"got {cfg['reward_type']!r}")
+  _float_in(task, cfg, "distance_threshold", 0.0, 10.0, low_open=True)
+  _int_ge(task, cfg, "episode_length", 1)
+  _float_in(task, cfg, "sim_dt", 0.0, 0.04, low_open=True)
+  _int_ge(task, cfg, "n_substeps", 1)
+  _int_ge(task, cfg, "iterations", 1)
+  _int_ge(task, cfg, "ls_iterations", 1)
+  _float_in(task, cfg, "target_range", 0.0, 1.0)
+  if "obj_range" in cfg:
+    _float_in(task, cfg, "obj_range", 0.0, 1.0)
+    # Some xy in the square must be >= 0.1 m from its centre.
+    if float(cfg["obj_range"]) * math.sqrt(2.0) <= MIN_OBJECT_GRIPPER_DIST * 1.01:
+      raise ConfigError(f"{task}: config 'obj_range' must exceed {MIN_OBJECT_GRIPPER_DIST / math.sqrt(2):.4f} "
+                        f"(objects start >= {MIN_OBJECT_GRIPPER_DIST} m from the gripper), "
+                        f"got {cfg['obj_range']!r}")
+  if "air_prob" in cfg:
+    _float_in(task, cfg, "air_prob", 0.0, 1.0)
+
+
+def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> str:
+  """The MJCF of `task`."""
+  has_object = task != "FetchReach"
+  gx, gy, gz = INITIAL_GRIPPER_XPOS[task]
+  if has_object:
+    hx, hy, hz = OBJECT_HALF[task]
+    table_z = HEIGHT_OFFSET[task] - hz
+  else:
+    table_z = HEIGHT_OFFSET["FetchPush"] - 0.025
+  slide = task == "FetchSlide"
+  table_friction = 0.1 if slide else 1.0
+  (tx, ty), (thx, thy) = TABLE[task]
+  obj = ""
+  if has_object:
+    ox, oy = gx + 0.15, gy  # placeholder; reset places the object
+    rgba = "0.2 0.4 0.9 1" if slide else "0.9 0.2 0.2 1"
+    friction = "0.1 0.005 0.0001" if slide else "1 0.005 0.0001"
+    obj = f"""
+    <body name="object0" pos="{ox} {oy} {HEIGHT_OFFSET[task]}">
+      <freejoint name="object0:joint"/>
+      <geom name="object0" type="box" size="{hx} {hy} {hz}" mass="0.2" friction="{friction}"
+            condim="{3 if slide else 4}" rgba="{rgba}" contype="1" conaffinity="3"/>
+      <site name="object0" pos="0 0 0" size="0.005" rgba="1 0 0 1" group="3"/>
+    </body>"""
+  return f"""
+<mujoco model="{task}">
+  <compiler angle="radian" autolimits="true"/>
+  <option timestep="{sim_dt}" iterations="{iterations}" ls_iterations="{ls_iterations}"
+          cone="pyramidal" integrator="implicitfast">
+    <flag eulerdamp="disable"/>
+  </option>
+  <visual><global offwidth="640" offheight="480"/></visual>
+  <worldbody>
+    <light pos="1.2 0.75 2.5" dir="0 0 -1" directional="true"/>
+    <geom name="floor" type="plane" size="3 3 0.1" pos="1 0.75 0" rgba="0.8 0.8 0.8 1"
+          contype="0" conaffinity="0"/>
+    <geom name="table_top" type="plane" size="{thx} {thy} 0.05" pos="{tx} {ty} {table_z}"
+          rgba="0 0 0 0" friction="{table_friction} 0.005 0.0001" contype="1" conaffinity="1"/>
+    <geom name="table_visual" type="box" size="{thx} {thy} {table_z / 2 - 0.0005}"
+          pos="{tx} {ty} {table_z / 2 - 0.0005}" rgba="0.6 0.5 0.4 1" contype="0" conaffinity="0"/>
+    <body name="target" mocap="true" pos="{gx} {gy} {gz}">
+      <site name="target" type="sphere" size="0.02" rgba="1 0 0 0.5"/>
+    </body>
+    {gripper_lib.worldbody_xml((gx, gy, gz))}
+    {obj}
+  </worldbody>
+  <actuator>{gripper_lib.actuator_xml()}</actuator>
+  <equality>{gripper_lib.equality_xml()}</equality>
+  <contact>{gripper_lib.contact_xml()}</contact>
+</mujoco>"""
+
+
+def mat2euler(mat: jax.Array) -> jax.Array:
+  """gymnasium-robotics `rotations.mat2euler` ([..., 3, 3] -> [..., 3]), in JAX."""
+  eps4 = np.finfo(np.float32).eps * 4.0
+  cy = jnp.sqrt(mat[..., 2, 2] * mat[..., 2, 2] + mat[..., 1, 2] * mat[..., 1, 2])
+  cond = cy > eps4
+  ez = jnp.where(cond, -jnp.arctan2(mat[..., 0, 1], mat[..., 0, 0]),
+                 -jnp.arctan2(-mat[..., 1, 0], mat[..., 1, 1]))
+  ey = -jnp.arctan2(-mat[..., 0, 2], cy)
+  ex = jnp.where(cond, -jnp.arctan2(mat[..., 1, 2], mat[..., 2, 2]), 0.0)
+  return jnp.stack([ex, ey, ez], axis=-1)
+
+
+def quat2mat(q: jax.Array) -> jax.Array:
+  """Unit quaternion (w, x, y, z) -> rotation matrix [3, 3]."""
+  q = q / jnp.linalg.norm(q)
+  w, x, y, z = q[0], q[1], q[2], q[3]
+  return jnp.array([
+      [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+  ])
+
+
+def goal_distance(a: jax.Array, b: jax.Array) -> jax.Array:
+  a = jnp.asarray(a, jnp.float32)
+  b = jnp.asarray(b, jnp.float32)
+  return jnp.linalg.norm(a - b, axis=-1)
+
+
+class FetchEnv(GoalEnv):
+  """One of the four Fetch tasks; build it with `mjx_envs.make(task, **overrides)`."""
+
+  action_size = 4
+
+  def __init__(self, task: str, **config):
+    if task not in TASKS:
+      raise ConfigError(f"unknown Fetch task {task!r}; one of {TASKS}")
+    cfg = {**default_config(task), **config}
+    unknown = sorted(set(cfg) - set(default_config(task)))
+    if unknown:
+      raise ConfigError(f"{task}: unknown config key(s) {unknown}")
+    validate_config(task, cfg)
+    self.task = task
+    self.config = dict(cfg)
+    self.reward_type = cfg["reward_type"]
+    self.distance_threshold = float(cfg["distance_threshold"])
+    self.episode_length = int(cfg["episode_length"])
+    self.has_object = task != "FetchReach"
+    self.block_gripper = task != "FetchPickAndPlace"
+    self.target_range = float(cfg["target_range"])
+    self.obj_range = float(cfg.get("obj_range", 0.15))
+    self.air_prob = float(cfg.get("air_prob", 0.0))
+    self.target_offset = np.asarray(TARGET_OFFSET[task], np.float32)
+    self.initial_gripper_xpos = np.asarray(INITIAL_GRIPPER_XPOS[task], np.float32)
+    self.height_offset = HEIGHT_OFFSET[task]
+
+    self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]),
+                         int(cfg["ls_iterations"]))
+    mj_model = mujoco.MjModel.from_xml_string(self.xml)
+    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]))
+
+    self.gripper = gripper_lib.Gripper.from_model(mj_model)
+    self._target_mocap = int(mj_model.body("target").mocapid[0])
+    self._table_z = float(mj_model.geom("table_top").pos[2])
+    if self.has_object:
+      jo = mj_model.joint("object0:joint")
+      self._obj_qpos = int(jo.qposadr[0])
+      self._obj_qvel = int(jo.dofadr[0])
+    lo, hi = WORKSPACE[task]
+    ws_lo = self.initial_gripper_xpos + np.asarray(lo, np.float32)
+    ws_lo[2] = max(ws_lo[2], self._table_z + 0.005)
+    self.workspace_low = ws_lo
+    self.workspace_high = self.initial_gripper_xpos + np.asarray(hi, np.float32)
+
+    qpos0 = np.array(mj_model.qpos0, np.float32)
+    g = self.gripper
+    qpos0[g.free_qpos:g.free_qpos + 7] = np.concatenate([self.initial_gripper_xpos, [1, 0, 0, 0]])
+    qpos0[list(g.finger_qpos)] = 0.0
+    self._qpos0 = qpos0
+    self._mocap_pos0 = np.array(mj_model.body_pos[mj_model.body_mocapid >= 0], np.float32)
+    self._mocap_pos0[g.mocap] = self.initial_gripper_xpos
+
+  # ---------------------------------------------------------------- goal API
+  def compute_reward(self, achieved_goal, desired_goal, info=None):
+    d = goal_distance(achieved_goal, desired_goal)
+    if self.reward_type == "sparse":
+      return -(d > self.distance_threshold).astype(jnp.float32)
+    return -d
+
+  def is_success(self, achieved_goal, desired_goal):
+    return (goal_distance(achieved_goal, desired_goal) < self.distance_threshold).astype(jnp.float32)
+
+  # ---------------------------------------------------------------- sampling
+  def sample_object_xy(self, key):
+    """Object start xy: gripper xy + U(-obj_range, obj_range)^2, >= 0.1 m from the gripper."""
+    centre = jnp.asarray(self.initial_gripper_xpos[:2])
+    offs = jax.random.uniform(key, (_N_CANDIDATES, 2), minval=-self.obj_range, maxval=self.obj_range)
+    dist = jnp.linalg.norm(offs, axis=-1)
+    ok = dist >= MIN_OBJECT_GRIPPER_DIST
+    idx = jnp.argmax(ok)
+    off = offs[idx]
+    # Practically never: no valid candidate; push the last one out to the minimum distance.
+    last = offs[-1]
+    pushed = last / jnp.maximum(jnp.linalg.norm(last), 1e-6) * MIN_OBJECT_GRIPPER_DIST
+    off = jnp.where(jnp.any(ok), off, pushed)
+    return centre + off
+
+  def sample_goal(self, key):
+    k_xyz, k_air, k_h = jax.random.split(key, 3)
+    goal = (jnp.asarray(self.initial_gripper_xpos)
+            + jax.random.uniform(k_xyz, (3,), minval=-self.target_range, maxval=self.target_range)
+            + jnp.asarray(self.target_offset))
+    if self.has_object:
+      z = jnp.float32(self.height_offset)
+      if self.task == "FetchPickAndPlace":
+        air = jax.random.uniform(k_air) < self.air_prob
+        z = z + jnp.where(air, jax.random.uniform(k_h, minval=0.0, maxval=AIR_MAX), 0.0)
+      goal = goal.at[2].set(z)
+    return goal
+
+  # ---------------------------------------------------------------- observations
+  def _obs(self, d: mjx.Data, goal: jax.Array):
+    g = self.gripper
+    dt = self.dt
+    grip_pos = d.qpos[g.free_qpos:g.free_qpos + 3]
+    grip_velp = d.qvel[g.free_qvel:g.free_qvel + 3] * dt
+    fq = jnp.array([g.finger_qpos[1], g.finger_qpos[0]])  # [right, left] like the reference
+    fv = jnp.array([g.finger_qvel[1], g.finger_qvel[0]])
+    gripper_state = d.qpos[fq]
+    gripper_vel = d.qvel[fv] * dt
+    if self.has_object:
+      object_pos = d.qpos[self._obj_qpos:self._obj_qpos + 3]
+      rot = quat2mat(d.qpos[self._obj_qpos + 3:self._obj_qpos + 7])
+      object_rot = mat2euler(rot)
+      object_velp = d.qvel[self._obj_qvel:self._obj_qvel + 3] * dt - grip_velp
+      object_velr = rot @ d.qvel[self._obj_qvel + 3:self._obj_qvel + 6] * dt
+      observation = jnp.concatenate([
+          grip_pos, object_pos, object_pos - grip_pos, gripper_state, object_rot, object_velp,
+          object_velr, grip_velp, gripper_vel])
+      achieved = object_pos
+    else:
+      observation = jnp.concatenate([grip_pos, gripper_state, grip_velp, gripper_vel])
+      achieved = grip_pos
+    return {"observation": observation.astype(jnp.float32),
+            "achieved_goal": achieved.astype(jnp.float32),
+            "desired_goal": goal.astype(jnp.float32)}
+
+  # ---------------------------------------------------------------- reset / step
+  def reset(self, rng: jax.Array) -> State:
+    k_obj, k_goal = jax.random.split(rng)
+    qpos = jnp.asarray(self._qpos0)
+    if self.has_object:
+      xy = self.sample_object_xy(k_obj)
+      qpos = qpos.at[self._obj_qpos:self._obj_qpos + 3].set(
+          jnp.concatenate([xy, jnp.array([self.height_offset], jnp.float32)]))
+    goal = self.sample_goal(k_goal)
+    mocap_pos = jnp.asarray(self._mocap_pos0).at[self._target_mocap].set(goal)
+    data = mjx.make_data(self.mjx_model)
+    data = data.replace(qpos=qpos, mocap_pos=mocap_pos,
+                        ctrl=jnp.zeros(self.mj_model.nu, jnp.float32))
+    data = mjx.forward(self.mjx_model, data)
+    obs = self._obs(data, goal)
+    zero = jnp.zeros((), jnp.float32)
+    metrics = {"is_success": self.is_success(obs["achieved_goal"], goal), "bad_action": zero}
+    info = {"goal": goal, "diverged": zero}
+    return State(pipeline_state=data, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
+
+  def step(self, state: State, action: jax.Array) -> State:
+    action, bad = sanitize_action(action)
+    d = state.pipeline_state
+    g = self.gripper
+    goal = state.info["goal"]
+    tcp = d.qpos[g.free_qpos:g.free_qpos + 3]
+    target = jnp.clip(tcp + MAX_POS_CHANGE * action[:3], self.workspace_low, self.workspace_high)
+    mocap_pos = d.mocap_pos.at[g.mocap].set(target)
+    if self.block_gripper:
+      ctrl = jnp.zeros(self.mj_model.nu, jnp.float32)
+    else:
+      opening = (action[3] + 1.0) * 0.5 * gripper_lib.MAX_OPENING
+      ctrl = jnp.full((self.mj_model.nu,), opening, jnp.float32)
+    d = self.physics_step(d, ctrl=ctrl, mocap_pos=mocap_pos)
+    diverged = self.diverged(d)
+    obs = self._obs(d, goal)
+    obs = jax.tree.map(lambda x: jnp.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), obs)
+    reward = self.compute_reward(obs["achieved_goal"], obs["desired_goal"], {})
+    metrics = {"is_success": self.is_success(obs["achieved_goal"], obs["desired_goal"]),
+               "bad_action": bad}
+    info = {**state.info, "diverged": diverged.astype(jnp.float32)}
+    return state.replace(pipeline_state=d, obs=obs, reward=reward, done=jnp.zeros((), jnp.float32),
+                         metrics=metrics, info=info)
+
+  @property
+  def observation_size(self):
+    n = 25 if self.has_object else 10
+    return {"observation": (n,), "achieved_goal": (3,), "desired_goal": (3,)}
