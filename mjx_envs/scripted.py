@@ -26,7 +26,8 @@ def rollout(env, controller: Controller, key: jax.Array, num_episodes: int,
             num_steps: int | None = None):
   """Runs `num_episodes` scripted episodes in parallel for `num_steps` (default `env.episode_length`).
 
-  Returns (final State batch, per-step `metrics['is_success']` [num_steps, num_episodes]).
+  Returns (final State batch, trace): trace holds per-step `is_success`, `reward` and `done`, each
+  [num_steps, num_episodes].
   """
   num_steps = int(num_steps or env.episode_length)
   state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
@@ -36,14 +37,23 @@ def rollout(env, controller: Controller, key: jax.Array, num_episodes: int,
     state, carry = c
     action, carry = jax.vmap(controller.act)(carry, state)
     state = jax.vmap(env.step)(state, action)
-    return (state, carry), state.metrics["is_success"]
+    trace = {"is_success": state.metrics["is_success"], "reward": state.reward, "done": state.done}
+    return (state, carry), trace
 
-  (state, _), success = jax.lax.scan(body, (state, carry), (), num_steps)
-  return state, success
+  (state, _), trace = jax.lax.scan(body, (state, carry), (), num_steps)
+  return state, trace
+
+
+def episode_success(env, trace) -> jax.Array:
+  """[num_episodes] success per episode. Envs that end an episode on success (the block world) count a
+  success at any step; the others (Fetch) count the last step, as gymnasium-robotics does."""
+  if getattr(env, "config", {}).get("terminate_on_success", False):
+    return jnp.max(trace["is_success"], axis=0)
+  return trace["is_success"][-1]
 
 
 def success_rate(env, controller: Controller, key: jax.Array, num_episodes: int,
                  num_steps: int | None = None) -> float:
-  """Fraction of episodes whose LAST step is a success (the Fetch/robogym convention)."""
-  run = jax.jit(lambda k: rollout(env, controller, k, num_episodes, num_steps)[1][-1])
+  """Fraction of `num_episodes` scripted episodes that succeed (see `episode_success`)."""
+  run = jax.jit(lambda k: episode_success(env, rollout(env, controller, k, num_episodes, num_steps)[1]))
   return float(jnp.mean(run(key)))
