@@ -1,0 +1,49 @@
+"""Orbax checkpoints of a whole training state plus the host loop's progress.
+
+A checkpoint holds the full `TrainState` (params, optimiser state, normalisers, env states, RNG key,
+update counter) and a JSON record of the host loop (env steps, wall time). Orbax writes each step to a
+temporary directory and renames it when complete, so a run killed while saving leaves the previous
+checkpoint intact; we keep that property by only ever going through `CheckpointManager`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Tuple
+
+import jax
+import orbax.checkpoint as ocp
+
+
+class Checkpointer:
+  """Save/restore (TrainState, meta dict) under `directory/checkpoints/<step>`."""
+
+  def __init__(self, directory: str, max_to_keep: int = 3):
+    path = os.path.abspath(os.path.join(directory, "checkpoints"))
+    self.manager = ocp.CheckpointManager(
+        path, options=ocp.CheckpointManagerOptions(max_to_keep=max_to_keep, create=True))
+
+  def save(self, step: int, state: Any, meta: Dict[str, Any]) -> None:
+    self.manager.save(step, args=ocp.args.Composite(
+        state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
+    self.manager.wait_until_finished()
+
+  def latest_step(self):
+    return self.manager.latest_step()
+
+  def restore(self, abstract_state: Any, step: int | None = None) -> Tuple[Any, Dict[str, Any]]:
+    """Restores onto the structure (and shardings) of `abstract_state` (e.g. `jax.eval_shape(init)`)."""
+    step = self.latest_step() if step is None else step
+    if step is None:
+      raise FileNotFoundError(f"no checkpoint in {self.manager.directory}")
+    out = self.manager.restore(step, args=ocp.args.Composite(
+        state=ocp.args.StandardRestore(abstract_state), meta=ocp.args.JsonRestore()))
+    return out.state, out.meta
+
+  def close(self):
+    self.manager.close()
+
+
+def abstract_like(state: Any) -> Any:
+  """ShapeDtypeStructs (with shardings) of a concrete state, as a restore target."""
+  return jax.tree.map(ocp.utils.to_shape_dtype_struct, state)

@@ -1,0 +1,96 @@
+"""Flax networks: MLPs, and the permutation-invariant object encoder of the block world.
+
+Inputs are the *preprocessed* observations of `agents.normalize.preprocess`: either a flat array
+[..., O] or a dict with `robot` [..., R], `objects` [..., M, F] and `object_mask` [..., M].
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class MLP(nn.Module):
+  """Dense layers with `activation` between them; no activation after the last if `out` is set."""
+  hidden: Sequence[int]
+  out: int | None = None
+  activation: str = "tanh"
+  out_scale: float = 1.0
+
+  @nn.compact
+  def __call__(self, x):
+    act = getattr(nn, self.activation)
+    for h in self.hidden:
+      x = act(nn.Dense(h, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2.0)))(x))
+    if self.out is not None:
+      x = nn.Dense(self.out, kernel_init=nn.initializers.orthogonal(self.out_scale))(x)
+    return x
+
+
+class ObjectEncoder(nn.Module):
+  """Per-object embedding, masked max-pool over objects, concatenated with the robot embedding.
+
+  Permutation invariant in the object slots; padded slots (mask 0) never win the max.
+  """
+  embed: int = 64
+  activation: str = "tanh"
+
+  @nn.compact
+  def __call__(self, obs):
+    robot = MLP((self.embed,), activation=self.activation)(obs["robot"])
+    per_obj = jnp.concatenate(
+        [obs["objects"], jnp.broadcast_to(robot[..., None, :], obs["objects"].shape[:-1] + robot.shape[-1:])],
+        -1)
+    emb = MLP((self.embed, self.embed), activation=self.activation)(per_obj)
+    mask = obs["object_mask"][..., None] > 0
+    pooled = jnp.max(jnp.where(mask, emb, -1e9), axis=-2)
+    pooled = jnp.where(jnp.any(mask, axis=-2), pooled, 0.0)
+    return jnp.concatenate([robot, pooled], -1)
+
+
+class Torso(nn.Module):
+  """Flat array -> MLP; dict -> ObjectEncoder -> MLP."""
+  hidden: Sequence[int]
+  activation: str = "tanh"
+
+  @nn.compact
+  def __call__(self, obs):
+    x = ObjectEncoder(activation=self.activation)(obs) if isinstance(obs, dict) else obs
+    return MLP(self.hidden, activation=self.activation)(x)
+
+
+class PolicyNet(nn.Module):
+  """obs -> distribution parameters: (mean [A], log_std [A]) or logits [A, bins]."""
+  action_size: int
+  hidden: Sequence[int]
+  bins: int | None = None
+  activation: str = "tanh"
+  init_log_std: float = -0.5
+
+  @nn.compact
+  def __call__(self, obs):
+    x = Torso(self.hidden, self.activation)(obs)
+    if self.bins:
+      logits = MLP((), out=self.action_size * self.bins, out_scale=0.01)(x)
+      return logits.reshape(logits.shape[:-1] + (self.action_size, self.bins))
+    mean = MLP((), out=self.action_size, out_scale=0.01)(x)
+    log_std = self.param("log_std", nn.initializers.constant(self.init_log_std), (self.action_size,))
+    return mean, jnp.broadcast_to(log_std, mean.shape)
+
+
+class ValueNet(nn.Module):
+  """obs -> V(obs), a scalar per leading index."""
+  hidden: Sequence[int]
+  activation: str = "tanh"
+
+  @nn.compact
+  def __call__(self, obs):
+    x = Torso(self.hidden, self.activation)(obs)
+    return MLP((), out=1, out_scale=1.0)(x)[..., 0]
+
+
+def param_count(params) -> int:
+  return int(sum(x.size for x in jax.tree.leaves(params)))

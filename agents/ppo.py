@@ -1,0 +1,345 @@
+"""PPO as one compiled training step: rollout (scan over vmapped env.step), GAE, epochs x minibatches.
+
+Library use:
+  ppo = make_train(env, PPOConfig(...))      # env: a raw `mjx_envs.make(...)` env
+  ts = ppo.init(key)                          # TrainState: params, optimiser, normalisers, envs, key
+  ts, metrics = ppo.train_step(ts)            # ONE update; jittable
+  ts, metrics = ppo.train_many(ts, n)         # n updates in one scan (what train.py calls)
+  ts, metrics = make_train(env, cfg).train(key)   # the whole run; jittable and vmappable over seeds
+  act = make_policy(ppo, ts.params, ts.obs_norm)  # act(obs, key) -> env action
+
+Every leaf of the data path is [T, N, ...] (time, env). Minibatches split the ENV axis, so sequences
+stay whole. GAE bootstraps on truncation (time limit, divergence) from the value of the episode's final
+observation and never on termination.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+from brax.training.acme import running_statistics as rs
+from flax import struct
+import jax
+import jax.numpy as jnp
+import optax
+
+from agents import distributions as D
+from agents import normalize as N
+from agents.networks import PolicyNet, ValueNet
+from mjx_envs import wrappers
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+  num_envs: int = 256
+  unroll_length: int = 16
+  num_minibatches: int = 4
+  update_epochs: int = 4
+  total_env_steps: int = 1_000_000
+  learning_rate: float = 3e-4
+  lr_schedule: str = "constant"        # "constant" | "linear" (decay to 0 over the run)
+  gamma: float = 0.99
+  gae_lambda: float = 0.95
+  clip_eps: float = 0.2
+  vf_coef: float = 0.5
+  vf_clip: float | None = None         # clip the value update to +-vf_clip around the old value
+  ent_coef: float = 0.0
+  max_grad_norm: float = 0.5
+  normalize_advantages: bool = True
+  normalize_obs: bool = True
+  obs_clip: float = 5.0
+  normalize_reward: bool = False       # divide rewards by a running std of the discounted return
+  policy_hidden: Sequence[int] = (256, 256)
+  value_hidden: Sequence[int] = (256, 256)
+  activation: str = "tanh"
+  distribution: str = "normal"         # "normal" | "tanh_normal" | "categorical"
+  init_log_std: float = -0.5
+  episode_length: int | None = None    # default: the env's own
+  num_eval_envs: int = 128
+
+  def __post_init__(self):
+    if self.num_envs % self.num_minibatches:
+      raise ValueError(f"num_envs ({self.num_envs}) must be divisible by num_minibatches "
+                       f"({self.num_minibatches})")
+    if self.distribution not in ("normal", "tanh_normal", "categorical"):
+      raise ValueError(f"distribution must be normal, tanh_normal or categorical, got {self.distribution!r}")
+    if self.lr_schedule not in ("constant", "linear"):
+      raise ValueError(f"lr_schedule must be constant or linear, got {self.lr_schedule!r}")
+
+  @property
+  def steps_per_update(self) -> int:
+    return self.num_envs * self.unroll_length
+
+  @property
+  def num_updates(self) -> int:
+    return max(1, self.total_env_steps // self.steps_per_update)
+
+
+@struct.dataclass
+class TrainState:
+  params: Any                  # {"policy": ..., "value": ...}
+  opt_state: Any
+  obs_norm: rs.RunningStatisticsState
+  ret_norm: rs.RunningStatisticsState
+  ret_acc: jax.Array           # [N] running discounted return, for reward normalisation
+  env_state: Any               # batched env State
+  key: jax.Array
+  updates: jax.Array           # int32 count of train steps done
+
+
+@struct.dataclass
+class Transition:
+  feats: Any
+  action: jax.Array
+  log_prob: jax.Array
+  value: jax.Array
+  reward: jax.Array
+  done: jax.Array
+  truncation: jax.Array
+  next_feats: Any
+
+
+def gae(rewards, values, next_values, dones, truncations, gamma: float, lam: float):
+  """Generalised advantage estimation over [T, N] arrays.
+
+  next_values[t] is V of the observation step t produced (the final observation of a finished episode,
+  not the fresh reset), so a truncated step bootstraps from it; a terminated one (done, not truncated)
+  does not. The recursion is cut at every episode end. Returns (advantages, returns), both [T, N].
+  """
+  terminations = dones * (1.0 - truncations)
+  deltas = rewards + gamma * (1.0 - terminations) * next_values - values
+
+  def body(next_adv, x):
+    delta, done = x
+    adv = delta + gamma * lam * (1.0 - done) * next_adv
+    return adv, adv
+
+  _, adv = jax.lax.scan(body, jnp.zeros_like(deltas[0]), (deltas, dones), reverse=True)
+  return adv, adv + values
+
+
+def clipped_surrogate(log_prob, old_log_prob, advantages, clip_eps: float):
+  """PPO's clipped policy loss (to minimise) and the fraction of clipped ratios."""
+  ratio = jnp.exp(log_prob - old_log_prob)
+  loss = -jnp.mean(jnp.minimum(ratio * advantages, jnp.clip(ratio, 1 - clip_eps, 1 + clip_eps) * advantages))
+  clip_frac = jnp.mean((jnp.abs(ratio - 1.0) > clip_eps).astype(jnp.float32))
+  return loss, clip_frac
+
+
+def value_loss(values, old_values, returns, vf_clip: float | None):
+  if vf_clip is None:
+    return 0.5 * jnp.mean((values - returns) ** 2)
+  clipped = old_values + jnp.clip(values - old_values, -vf_clip, vf_clip)
+  return 0.5 * jnp.mean(jnp.maximum((values - returns) ** 2, (clipped - returns) ** 2))
+
+
+class PPO:
+  """The compiled pieces of one PPO setup (see the module docstring)."""
+
+  def __init__(self, env, config: PPOConfig):
+    self.config = c = config
+    self.raw_env = env
+    self.episode_length = int(c.episode_length or env.episode_length)
+    obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs
+    # Block-world dicts keep their structure for the object encoder; other goal dicts are flattened.
+    self.flatten = isinstance(obs, dict) and "objects" not in obs
+    self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=self.flatten)
+    bins = getattr(env, "config", {}).get("action_bins") if c.distribution == "categorical" else None
+    if c.distribution == "categorical" and not bins:
+      raise ValueError("distribution='categorical' needs an env with action_bins set")
+    self.bins = bins
+    self.policy_net = PolicyNet(env.action_size, tuple(c.policy_hidden), bins, c.activation, c.init_log_std)
+    self.value_net = ValueNet(tuple(c.value_hidden), c.activation)
+    self.dist_cls = {"normal": D.Normal, "tanh_normal": D.TanhNormal,
+                     "categorical": D.MultiCategorical}[c.distribution]
+    total_grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
+    lr = (optax.linear_schedule(c.learning_rate, 0.0, total_grad_steps) if c.lr_schedule == "linear"
+          else c.learning_rate)
+    self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
+
+  # --- pieces ------------------------------------------------------------------------------------
+  def features(self, obs):
+    return N.features(wrappers.flatten_goal_obs(obs) if self.flatten and isinstance(obs, dict) else obs)
+
+  def _normed(self, obs_norm, feats):
+    return N.normalize(obs_norm, feats, self.config.obs_clip) if self.config.normalize_obs else feats
+
+  def distribution(self, policy_params, obs_norm, feats):
+    out = self.policy_net.apply(policy_params, self._normed(obs_norm, feats))
+    return self.dist_cls(out) if self.bins else self.dist_cls(*out)
+
+  def value(self, value_params, obs_norm, feats):
+    return self.value_net.apply(value_params, self._normed(obs_norm, feats))
+
+  # --- init --------------------------------------------------------------------------------------
+  def init(self, key) -> TrainState:
+    k_env, k_pi, k_v, key = jax.random.split(key, 4)
+    env_state = self.env.reset(k_env)
+    feats = self.features(env_state.obs)
+    one = jax.tree.map(lambda x: x[0], feats)
+    params = {"policy": self.policy_net.init(k_pi, one), "value": self.value_net.init(k_v, one)}
+    return TrainState(
+        params=params, opt_state=self.optimizer.init(params), obs_norm=N.init(one),
+        ret_norm=rs.init_state(jax.ShapeDtypeStruct((), jnp.float32)),
+        ret_acc=jnp.zeros((self.config.num_envs,)), env_state=env_state, key=key,
+        updates=jnp.zeros((), jnp.int32))
+
+  # --- rollout -----------------------------------------------------------------------------------
+  def rollout(self, ts: TrainState, key):
+    """T steps of all envs under the current policy -> (env_state, Transition [T, N], episode stats)."""
+
+    def body(env_state, k):
+      feats = self.features(env_state.obs)
+      dist = self.distribution(ts.params["policy"], ts.obs_norm, feats)
+      action = dist.sample(k)
+      value = self.value(ts.params["value"], ts.obs_norm, feats)
+      nxt = self.env.step(env_state, self.dist_cls.to_env(action))
+      m = nxt.metrics
+      tr = Transition(feats, action, dist.log_prob(action), value, nxt.reward, nxt.done,
+                      nxt.info["truncation"], self.features(nxt.info["final_obs"]))
+      stats = {"done": m["episode_done"], "return": m["episode_return"] * m["episode_done"],
+               "success": m["episode_success"] * m["episode_done"],
+               "length": m["episode_length"] * m["episode_done"],
+               "bad_action": m.get("bad_action", jnp.zeros_like(nxt.reward)),
+               "diverged": nxt.info.get("diverged", jnp.zeros_like(nxt.reward))}
+      return nxt, (tr, stats)
+
+    keys = jax.random.split(key, self.config.unroll_length)
+    env_state, (traj, stats) = jax.lax.scan(body, ts.env_state, keys)
+    return env_state, traj, stats
+
+  # --- loss and update ---------------------------------------------------------------------------
+  def loss(self, params, obs_norm, batch: Transition, adv, returns):
+    c = self.config
+    dist = self.distribution(params["policy"], obs_norm, batch.feats)
+    log_prob = dist.log_prob(batch.action)
+    if c.normalize_advantages:
+      adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    pg_loss, clip_frac = clipped_surrogate(log_prob, batch.log_prob, adv, c.clip_eps)
+    v_loss = value_loss(self.value(params["value"], obs_norm, batch.feats), batch.value, returns, c.vf_clip)
+    entropy = jnp.mean(dist.entropy())
+    total = pg_loss + c.vf_coef * v_loss - c.ent_coef * entropy
+    approx_kl = jnp.mean(batch.log_prob - log_prob)
+    return total, {"loss/policy": pg_loss, "loss/value": v_loss, "loss/entropy": entropy,
+                   "loss/approx_kl": approx_kl, "loss/clip_frac": clip_frac}
+
+  def train_step(self, ts: TrainState):
+    """One PPO update: rollout, normaliser updates, GAE, epochs x minibatches. -> (ts, metrics)."""
+    c = self.config
+    key, k_roll, k_upd = jax.random.split(ts.key, 3)
+    env_state, traj, stats = self.rollout(ts, k_roll)
+
+    obs_norm = N.update(ts.obs_norm, traj.feats) if c.normalize_obs else ts.obs_norm
+    reward = traj.reward
+    ret_norm, ret_acc = ts.ret_norm, ts.ret_acc
+    if c.normalize_reward:
+      def acc(r_acc, x):
+        r, d = x
+        r_acc = r_acc * c.gamma + r
+        return r_acc * (1.0 - d), r_acc
+      ret_acc, returns_seen = jax.lax.scan(acc, ret_acc, (reward, traj.done))
+      ret_norm = rs.update(ret_norm, returns_seen)
+      reward = reward / (ret_norm.std + 1e-8)
+
+    next_values = self.value(ts.params["value"], obs_norm, traj.next_feats)
+    values = self.value(ts.params["value"], obs_norm, traj.feats)
+    traj = traj.replace(value=values)
+    adv, returns = gae(reward, values, next_values, traj.done, traj.truncation, c.gamma, c.gae_lambda)
+
+    grad_fn = jax.grad(self.loss, has_aux=True)
+    mb = c.num_envs // c.num_minibatches
+
+    def epoch(carry, k):
+      params, opt_state = carry
+      perm = jax.random.permutation(k, c.num_envs)
+
+      def split(x):  # [T, N, ...] -> [num_minibatches, T, N / num_minibatches, ...]
+        x = jnp.take(x, perm, axis=1)
+        return jnp.swapaxes(x.reshape((x.shape[0], c.num_minibatches, mb) + x.shape[2:]), 0, 1)
+
+      batches = jax.tree.map(split, (traj, adv, returns))
+
+      def minibatch(carry, b):
+        params, opt_state = carry
+        grads, info = grad_fn(params, obs_norm, *b)
+        updates, opt_state = self.optimizer.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), info
+
+      return jax.lax.scan(minibatch, (params, opt_state), batches)
+
+    (params, opt_state), info = jax.lax.scan(
+        epoch, (ts.params, ts.opt_state), jax.random.split(k_upd, c.update_epochs))
+
+    n_done = jnp.sum(stats["done"])
+    denom = jnp.maximum(n_done, 1.0)
+    metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics.update({
+        "train/episodes": n_done, "train/return": jnp.sum(stats["return"]) / denom,
+        "train/success_rate": jnp.sum(stats["success"]) / denom,
+        "train/episode_length": jnp.sum(stats["length"]) / denom,
+        "train/bad_actions": jnp.sum(stats["bad_action"]),
+        "train/physics_resets": jnp.sum(stats["diverged"]),
+        "train/reward_mean": jnp.mean(traj.reward),
+    })
+    ts = ts.replace(params=params, opt_state=opt_state, obs_norm=obs_norm, ret_norm=ret_norm,
+                    ret_acc=ret_acc, env_state=env_state, key=key, updates=ts.updates + 1)
+    return ts, metrics
+
+  def train_many(self, ts: TrainState, num_updates: int):
+    """`num_updates` train steps in one scan; metrics are averaged over them (episode stats weighted
+    by the episodes that finished)."""
+    ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
+    w = m["train/episodes"]
+    out = {k: jnp.mean(v) for k, v in m.items()}
+    for k in ("train/return", "train/success_rate", "train/episode_length"):
+      out[k] = jnp.sum(m[k] * w) / jnp.maximum(jnp.sum(w), 1.0)
+    out["train/episodes"] = jnp.sum(w)
+    return ts, out
+
+  def train(self, key):
+    """The whole run (config.num_updates updates) as one pure function: jit it, vmap it over seeds."""
+    return self.train_many(self.init(key), self.config.num_updates)
+
+  # --- evaluation --------------------------------------------------------------------------------
+  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
+    """Deterministic policy (the distribution's mode) on fresh evaluation envs, one episode each.
+
+    Returns {eval/success_rate, eval/return, eval/episode_length}.
+    """
+    n = int(num_envs or self.config.num_eval_envs)
+    env = wrappers.EpisodeStats(wrappers.EpisodeLimit(self.raw_env, self.episode_length))
+    if self.flatten:
+      env = wrappers.FlattenGoalObs(env)
+    env = wrappers.Batch(env, n)
+    state = env.reset(key)
+    act = make_policy(self, params, obs_norm, deterministic=True)
+
+    def body(carry, _):
+      state, finished, acc = carry
+      state = env.step(state, act(state.obs, None))
+      m = state.metrics
+      first = (state.done > 0) & ~finished
+      acc = {k: jnp.where(first, m[f"episode_{k}"], v) for k, v in acc.items()}
+      return (state, finished | (state.done > 0), acc), None
+
+    acc0 = {k: jnp.zeros((n,)) for k in ("success", "return", "length")}
+    (_, _, acc), _ = jax.lax.scan(body, (state, jnp.zeros((n,), bool), acc0), (), self.episode_length)
+    return {"eval/success_rate": jnp.mean(acc["success"]), "eval/return": jnp.mean(acc["return"]),
+            "eval/episode_length": jnp.mean(acc["length"])}
+
+
+def make_train(env, config: PPOConfig | None = None) -> PPO:
+  """Builds the PPO pieces for a raw env (see the module docstring)."""
+  return PPO(env, config or PPOConfig())
+
+
+def make_policy(ppo: PPO, params, obs_norm, deterministic: bool = True):
+  """act(obs, key) -> env action, for a single obs or a batch; `key` is unused when deterministic."""
+
+  def act(obs, key):
+    dist = ppo.distribution(params["policy"], obs_norm, ppo.features(obs))
+    raw = dist.mode() if deterministic else dist.sample(key)
+    return ppo.dist_cls.to_env(raw)
+
+  return act

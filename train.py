@@ -1,0 +1,236 @@
+#!/usr/bin/env python
+"""Train anything with one command.
+
+  python train.py                          # the default config (PPO on FetchReach)
+  python train.py --list                   # list the configs in configs/
+  python train.py --config NAME --set agent.learning_rate=1e-3 --steps 2e6 --num-envs 512 --seed 1
+  python train.py --resume runs/DIR        # continue an interrupted run exactly
+
+The run directory holds config.json, metrics.jsonl (one line per evaluation), TensorBoard events,
+learning_curve.png and orbax checkpoints of the whole training state. Uses a GPU/TPU when JAX sees one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+
+import mjx_envs  # noqa: F401  first: guards against the XLA:CPU scan stall before JAX starts
+from mjx_envs import _cpu  # noqa: F401
+
+import jax
+import numpy as np
+
+from agents import experiment
+from agents.checkpoint import Checkpointer
+from agents import sharding
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+CONFIG_DIR = os.path.join(ROOT, "configs")
+DEFAULT_CONFIG = "ppo_fetch_reach"
+
+
+def list_configs():
+  return sorted(f[:-3] for f in os.listdir(CONFIG_DIR) if f.endswith(".py") and not f.startswith("_"))
+
+
+def load_config(name: str):
+  path = os.path.join(CONFIG_DIR, f"{name}.py")
+  if not os.path.exists(path):
+    raise SystemExit(f"error: unknown config {name!r}; available: {', '.join(list_configs())}")
+  spec = importlib.util.spec_from_file_location(f"configs.{name}", path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module.get_config()
+
+
+def parse_args(argv=None):
+  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  p.add_argument("--config", default=DEFAULT_CONFIG, help="a file in configs/ (without .py)")
+  p.add_argument("--list", action="store_true", help="list the configs and exit")
+  p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                 help="override a config value; repeatable")
+  p.add_argument("--steps", type=float, help="total env steps (agent.total_env_steps)")
+  p.add_argument("--num-envs", type=int, help="parallel training envs (agent.num_envs)")
+  p.add_argument("--seed", type=int, help="run.seed")
+  p.add_argument("--out", help="run directory (default runs/<config>-<time>)")
+  p.add_argument("--resume", metavar="DIR", help="continue the run in DIR from its latest checkpoint")
+  p.add_argument("--no-progress", action="store_true", help="plain log lines instead of a progress bar")
+  p.add_argument("--distributed", action="store_true",
+                 help="call jax.distributed.initialize() first (multi-host; same code path)")
+  return p.parse_args(argv)
+
+
+def make_config(args):
+  if args.resume:
+    with open(os.path.join(args.resume, "config.json")) as f:
+      cfg = experiment.resolve(json.load(f))
+    name = cfg.get("description", "resumed")
+  else:
+    cfg = experiment.resolve(load_config(args.config))
+    name = args.config
+  sets = list(args.set)
+  if args.steps is not None:
+    sets.append(f"agent.total_env_steps={int(args.steps)}")
+  if args.num_envs is not None:
+    sets.append(f"agent.num_envs={args.num_envs}")
+  if args.seed is not None:
+    sets.append(f"run.seed={args.seed}")
+  for s in sets:
+    try:
+      cfg = experiment.set_dotted(cfg, s)
+    except ValueError as e:
+      raise SystemExit(f"error: {e}") from None
+  return cfg, name
+
+
+def enable_compilation_cache():
+  path = os.environ.get("MJX_COMPILATION_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "mjx_goal_rl"))
+  jax.config.update("jax_compilation_cache_dir", path)
+  jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+  jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+class Logger:
+  """metrics.jsonl + TensorBoard + a progress bar."""
+
+  def __init__(self, run_dir, total_steps, start_steps, progress=True):
+    from tensorboardX import SummaryWriter  # pylint: disable=import-outside-toplevel
+    self.path = os.path.join(run_dir, "metrics.jsonl")
+    self.tb = SummaryWriter(os.path.join(run_dir, "tb"))
+    self.bar = None
+    if progress:
+      from tqdm import tqdm  # pylint: disable=import-outside-toplevel
+      self.bar = tqdm(total=total_steps, initial=start_steps, unit="step", unit_scale=True,
+                      dynamic_ncols=True, smoothing=0.3)
+
+  def log(self, row):
+    with open(self.path, "a") as f:
+      f.write(json.dumps(row) + "\n")
+    for k, v in row.items():
+      if isinstance(v, (int, float)) and k != "env_steps":
+        self.tb.add_scalar(k, v, row["env_steps"])
+    self.tb.flush()
+    short = (f"sps={row['train/sps']:.0f} success={row['eval/success_rate']:.2f} "
+             f"return={row['eval/return']:.2f}")
+    if self.bar is not None:
+      self.bar.update(row["env_steps"] - self.bar.n)
+      self.bar.set_postfix_str(short)
+    else:
+      print(f"[{row['env_steps']:>10d} steps {row['wall_s']:7.1f}s] {short}", flush=True)
+
+  def message(self, text):
+    (self.bar.write if self.bar is not None else print)(text)
+
+  def close(self):
+    if self.bar is not None:
+      self.bar.close()
+    self.tb.close()
+
+
+def plot_curve(run_dir):
+  """learning_curve.png from metrics.jsonl."""
+  import matplotlib  # pylint: disable=import-outside-toplevel
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+  rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
+  steps = [r["env_steps"] for r in rows]
+  fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+  axes[0].plot(steps, [r["eval/success_rate"] for r in rows])
+  axes[0].set(xlabel="env steps", ylabel="eval success rate", ylim=(-0.02, 1.02))
+  axes[1].plot(steps, [r["eval/return"] for r in rows])
+  axes[1].set(xlabel="env steps", ylabel="eval return")
+  fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
+  fig.tight_layout()
+  fig.savefig(os.path.join(run_dir, "learning_curve.png"), dpi=100)
+  plt.close(fig)
+
+
+def run(cfg, name, run_dir, resume=False, progress=True):
+  """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint."""
+  os.makedirs(run_dir, exist_ok=True)
+  if not resume:
+    with open(os.path.join(run_dir, "config.json"), "w") as f:
+      json.dump(cfg, f, indent=2)
+  env, algo = experiment.build(cfg)
+  c, rc = algo.config, cfg["run"]
+  seed = rc["seed"]
+  mesh = sharding.data_mesh(c.num_envs)
+  init = jax.jit(algo.init, out_shardings=sharding.train_state_shardings(algo, mesh))
+  ckpt = Checkpointer(run_dir)
+
+  t0 = time.time()
+  if resume and ckpt.latest_step() is not None:
+    abstract = jax.eval_shape(init, jax.random.PRNGKey(seed))
+    abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh))
+    ts, meta = ckpt.restore(abstract)
+  else:
+    ts, meta = init(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
+  updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates))
+  train_chunk = jax.jit(lambda t: algo.train_many(t, updates_per_chunk), donate_argnums=0)
+  evaluate = jax.jit(algo.evaluate)
+  compiled = train_chunk.lower(ts).compile()
+  compile_train = time.time() - t0
+  t1 = time.time()
+  evaluate_c = evaluate.lower(ts.params, ts.obs_norm, jax.random.PRNGKey(0)).compile()
+  compile_eval = time.time() - t1
+  print(f"[{name}] env={cfg['env']['name']} devices={jax.devices()} num_envs={c.num_envs} "
+        f"updates={c.num_updates} ({c.steps_per_update} steps each); compile: train {compile_train:.1f}s, "
+        f"eval {compile_eval:.1f}s", flush=True)
+
+  steps_per_chunk = updates_per_chunk * c.steps_per_update
+  total_chunks = -(-c.num_updates // updates_per_chunk)
+  logger = Logger(run_dir, total_chunks * steps_per_chunk, meta["env_steps"], progress)
+  wall0 = time.time() - meta["wall_s"]
+  row = None
+  try:
+    for chunk in range(meta["chunks"], total_chunks):
+      t = time.time()
+      ts, m = compiled(ts)
+      m = jax.device_get(m)
+      sps = steps_per_chunk / (time.time() - t)
+      ev = jax.device_get(evaluate_c(ts.params, ts.obs_norm, jax.random.fold_in(jax.random.PRNGKey(seed + 1), chunk)))
+      env_steps = (chunk + 1) * steps_per_chunk
+      row = {"env_steps": env_steps, "wall_s": round(time.time() - wall0, 3), "train/sps": sps,
+             **{k: float(v) for k, v in {**m, **ev}.items()}}
+      if chunk == 0 and meta["chunks"] == 0:
+        row.update({"compile/train_s": compile_train, "compile/eval_s": compile_eval})
+      logger.log(row)
+      if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks:
+        ckpt.save(chunk + 1, ts, {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1})
+  finally:
+    logger.close()
+    ckpt.close()
+  if os.path.exists(os.path.join(run_dir, "metrics.jsonl")):
+    plot_curve(run_dir)
+  return ts, row
+
+
+def main(argv=None):
+  args = parse_args(argv)
+  if args.list:
+    for name in list_configs():
+      print(name)
+    return 0
+  if args.distributed:
+    jax.distributed.initialize()
+  enable_compilation_cache()
+  cfg, name = make_config(args)
+  if args.resume:
+    run_dir = args.resume
+  else:
+    run_dir = args.out or os.path.join("runs", f"{name}-{time.strftime('%Y%m%d-%H%M%S')}")
+    cfg["description"] = cfg.get("description") or name
+  _, row = run(cfg, name, run_dir, resume=bool(args.resume), progress=not args.no_progress)
+  if row is not None:
+    print(f"done: {row['env_steps']} env steps in {row['wall_s']:.0f}s, "
+          f"eval/success_rate={row['eval/success_rate']:.3f}; run directory: {run_dir}")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
