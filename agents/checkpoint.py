@@ -12,6 +12,8 @@ import os
 from typing import Any, Dict, Tuple
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 import orbax.checkpoint as ocp
 
 
@@ -25,7 +27,7 @@ class Checkpointer:
 
   def save(self, step: int, state: Any, meta: Dict[str, Any]) -> None:
     self.manager.save(step, args=ocp.args.Composite(
-        state=ocp.args.StandardSave(state), meta=ocp.args.JsonSave(meta)))
+        state=ocp.args.StandardSave(_nonempty(state)), meta=ocp.args.JsonSave(meta)))
     self.manager.wait_until_finished()
 
   def latest_step(self):
@@ -37,11 +39,23 @@ class Checkpointer:
     if step is None:
       raise FileNotFoundError(f"no checkpoint in {self.manager.directory}")
     out = self.manager.restore(step, args=ocp.args.Composite(
-        state=ocp.args.StandardRestore(abstract_state), meta=ocp.args.JsonRestore()))
-    return out.state, out.meta
+        state=ocp.args.StandardRestore(_nonempty(abstract_state)), meta=ocp.args.JsonRestore()))
+    leaves, treedef = jax.tree.flatten(abstract_state)
+    restored = [out.state[str(i)] if _size(x) else jnp.zeros(x.shape, x.dtype, device=x.sharding)
+                for i, x in enumerate(leaves)]
+    return jax.tree.unflatten(treedef, restored), out.meta
 
   def close(self):
     self.manager.close()
+
+
+def _size(x) -> int:
+  return int(np.prod(x.shape))
+
+
+def _nonempty(state: Any) -> Dict[str, Any]:
+  """Leaves by flat index, without zero-size arrays (orbax refuses them; e.g. mjx.Data.act)."""
+  return {str(i): x for i, x in enumerate(jax.tree.leaves(state)) if _size(x)}
 
 
 def abstract_like(state: Any) -> Any:

@@ -1,0 +1,22 @@
+"""PPO on FetchPush (dense reward). A harder task for PPO; see BENCHMARKS.md for what it reaches."""
+
+
+def get_config():
+  return {
+      "env": {"name": "FetchPush", "reward_type": "dense"},
+      "agent": {
+          "algo": "ppo",
+          "num_envs": 256,
+          "unroll_length": 10,
+          "num_minibatches": 8,
+          "update_epochs": 4,
+          "total_env_steps": 5_000_000,
+          "learning_rate": 3e-4,
+          "gamma": 0.97,
+          "ent_coef": 1e-3,
+          "policy_hidden": (256, 256),
+          "value_hidden": (256, 256),
+          "normalize_reward": True,
+      },
+      "run": {"seed": 0, "eval_every": 20, "num_eval_envs": 128},
+  }
