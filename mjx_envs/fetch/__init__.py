@@ -8,6 +8,7 @@ the reference; `mjx_envs/fetch/scripted.py` for the scripted experts.
 import functools
 
 from mjx_envs.fetch.env import TASKS, FetchEnv, default_config
+from mjx_envs.fetch.scripted import scripted_controller
 
 
 def _factory(task, **config):
@@ -23,4 +24,4 @@ def _register_all():
 
 _register_all()
 
-__all__ = ["FetchEnv", "TASKS", "default_config"]
+__all__ = ["FetchEnv", "TASKS", "default_config", "scripted_controller"]

@@ -23,34 +23,48 @@ Observation (`obs['observation']`, float32), index ranges as in the reference:
 Reach: grip_pos, gripper_state, grip_velp, gripper_vel (10-D). `achieved_goal` is object_pos (Reach:
 grip_pos); `desired_goal` is the goal, also kept in `info['goal']`.
 
-Deliberate differences from gymnasium-robotics (all documented, most forced by MJX or by having no arm):
-- Physics: default `sim_dt` 0.008 s x `n_substeps` 5 (the reference: 0.002 x 20); same control period
-  0.04 s. Contacts use MJX's soft-contact solver with `iterations`/`ls_iterations` from the config.
+Deliberate differences from gymnasium-robotics (all forced by MJX, by having no arm, or by the scripted
+experts needing clean physics):
+- Physics: default `sim_dt` x `n_substeps` = 0.008 s x 5 for Reach and PickAndPlace, 0.004 s x 10 for
+  Push and Slide (the reference: 0.002 x 20), the same 0.04 s control period. Elliptic friction cones (with pyramidal cones MJX's box-box contacts
+  made the small objects jump and spin), implicit-fast integration, solver `iterations`/`ls_iterations`
+  from the config.
 - Gripper: no 7-DoF arm; the gripper is a free body welded to a mocap target (as in the reference, whose
   arm is itself dragged by a mocap weld). The action target is `tcp + 0.05 * a[:3]`, measured from the
-  CURRENT tcp (the reference resets the mocap to the gripper body first, the same thing). Because our
-  gripper has no arm inertia to drag, it follows its target more closely: a constant [1, 0, 0, 0] moves
-  it ~0.03-0.045 m per step (reference: 0.024-0.033 m).
+  CURRENT tcp (the reference resets the mocap to the gripper body first: the same thing). Within a
+  control step the mocap moves linearly from its previous target to the new one (a target that jumps
+  once per step makes the stiff weld jerk the gripper into objects). A constant [1, 0, 0, 0] moves the
+  gripper ~0.031 m per step (first step ~0.027 m); the reference: 0.024-0.033 m.
 - The mocap target is clipped to a workspace box around the initial gripper position (the reference is
-  bounded by the arm's reach instead). For Slide the box ends at x = initial x + 0.1, the near edge of the
-  goal region (goal x >= initial x + target_offset - target_range), so the puck must be struck, not
-  carried, to the goal.
+  bounded by the arm's reach instead; see WORKSPACE), and at least 5 mm above the table. For Slide the box
+  ends at x = initial x + 0.1, the near edge of the goal region (goal x >= initial x + target_offset -
+  target_range), so the gripper cannot enter the goal region: the puck must be struck.
 - Fingers: `a[3]` is an ABSOLUTE finger opening target, opening = (a[3] + 1) / 2 * 0.05 m per finger
-  (position servos). The reference adds a[3] to the current finger position of a kp=30000 servo, i.e. an
-  effort-like command. Push/Slide/Reach lock the fingers closed (`block_gripper`), ignoring a[3], as in
-  the reference.
-- Slide: the puck is a flat square box (half-size 0.025 x 0.025 x 0.02) rather than a cylinder, because MJX
-  has no box-cylinder collision (the fingers are boxes). Table and puck friction 0.1 as in the reference.
+  (position servos; a[3] = 0 is half open). The reference adds a[3] to the current finger position of a
+  kp=30000 servo, i.e. an effort-like command. Push/Slide/Reach lock the fingers closed
+  (`block_gripper`), ignoring a[3], as in the reference.
+- Slide: the puck is a flat square box (half-size 0.025 x 0.025 x 0.02) rather than a cylinder (radius
+  0.025, half-height 0.02), because MJX has no box-cylinder collision (the fingers are boxes). Table and
+  puck friction 0.05 (reference 0.1): the gripper may not follow the puck, so it must give it all the
+  speed it needs within ~0.1-0.2 m, and at 0.1 the far goals need more than the gripper's ~1 m/s.
+- Push/PickAndPlace: table and cube friction 0.5 (reference 1.0). Our fingers touch the whole side of the
+  cube, up to its top edge; with friction 1 a pushed cube tips over (friction torque at its base exceeds
+  the restoring torque), which the reference's low fingertip contact avoids. Grasps use the fingers'
+  friction (1.5).
 - The table top is an infinite plane: an object pushed past the table's edge does not fall.
 - Object and puck masses are lighter (0.2 kg instead of 2 kg) so the soft weld can push and lift them.
 - Reset does not simulate a settling period: the object is placed resting on the table (its centre at the
-  reference's `height_offset`) and the gripper at the reference's initial position, at rest.
+  reference's `height_offset`) and the gripper at the reference's initial position, at rest, fingers
+  closed (the reference's arm has settled a few 1e-5 m away from `initial_gripper_xpos`).
 - Object start positions are drawn as in the reference (initial gripper xy + U(-obj_range, obj_range),
   at least 0.1 m from the gripper) but jittably: 64 candidates are drawn and the first valid one is used
-  (the chance that none is valid is below 1e-6; then the last one is pushed out to 0.1 m).
+  (the chance that none is valid is below 1e-6 even for Slide; then the last one is pushed out to 0.1 m).
 - Rewards and success are computed in float32. The reference computes the distance in float64; the only
-  possible disagreement is for distances within float32 rounding (~1e-7 m) of the threshold. At exactly
-  the threshold both give sparse reward 0 (d > thr is false) and is_success 0 (d < thr is false).
+  possible disagreement is for distances within float32 rounding (~1e-7 m) of the threshold (none in the
+  fixture). At exactly the threshold both give sparse reward 0 (d > thr is false) and is_success 0
+  (d < thr is false): reward -1 is NOT always 1 - is_success.
+- `gripper_state` and `gripper_vel` are our fingers' joint positions/velocities [right, left]: the same
+  range (0 closed .. 0.05 open) as the reference's finger joints.
 - The episode never terminates (`done` stays 0); the time limit is the wrappers' job (`episode_length`).
 """
 
@@ -96,6 +110,8 @@ TABLE = {  # visual table box: centre xy and half extents xy (the reference's ta
     "FetchSlide": ((1.32441906, 0.75018422), (0.625, 0.45)),
     "FetchPickAndPlace": ((1.3, 0.75), (0.25, 0.35)),
 }
+SLIDE_FRICTION = 0.05   # Slide: table and puck sliding friction (the reference: 0.1)
+BLOCK_FRICTION = 0.5    # Push/PickAndPlace: table and cube sliding friction (the reference: 1.0)
 MAX_POS_CHANGE = 0.05   # metres per unit action per control step
 MIN_OBJECT_GRIPPER_DIST = 0.1
 _N_CANDIDATES = 64
@@ -117,8 +133,11 @@ def default_config(task: str) -> Dict[str, Any]:
       "reward_type": "sparse",        # 'sparse' (-(d > threshold)) or 'dense' (-d)
       "distance_threshold": 0.05,     # metres
       "episode_length": 50,           # control steps (read by the wrappers)
-      "sim_dt": 0.008,                # MuJoCo timestep, seconds
-      "n_substeps": 5,                # physics steps per control step (dt = sim_dt * n_substeps)
+      # MuJoCo timestep (s) and physics steps per control step (dt = sim_dt * n_substeps = 0.04 s).
+      # Push and Slide need the finer step: at 0.008 s a pushed cube now and then flips over (a bad
+      # box-box contact), and striking the puck precisely depends on clean contact dynamics.
+      "sim_dt": 0.004 if task in ("FetchPush", "FetchSlide") else 0.008,
+      "n_substeps": 10 if task in ("FetchPush", "FetchSlide") else 5,
       "iterations": 4,                # constraint solver iterations
       "ls_iterations": 8,             # solver line-search iterations
       "target_range": 0.3 if task == "FetchSlide" else 0.15,
@@ -179,17 +198,18 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> 
   else:
     table_z = HEIGHT_OFFSET["FetchPush"] - 0.025
   slide = task == "FetchSlide"
-  table_friction = 0.1 if slide else 1.0
+  table_friction = SLIDE_FRICTION if slide else BLOCK_FRICTION
   (tx, ty), (thx, thy) = TABLE[task]
   obj = ""
   if has_object:
     ox, oy = gx + 0.15, gy  # placeholder; reset places the object
     rgba = "0.2 0.4 0.9 1" if slide else "0.9 0.2 0.2 1"
-    friction = "0.1 0.005 0.0001" if slide else "1 0.005 0.0001"
+    friction = f"{SLIDE_FRICTION if slide else BLOCK_FRICTION} 0.005 0.0001"
+    shape = f'type="box" size="{hx} {hy} {hz}"'
     obj = f"""
     <body name="object0" pos="{ox} {oy} {HEIGHT_OFFSET[task]}">
       <freejoint name="object0:joint"/>
-      <geom name="object0" type="box" size="{hx} {hy} {hz}" mass="0.2" friction="{friction}"
+      <geom name="object0" {shape} mass="0.2" friction="{friction}"
             condim="{3 if slide else 4}" rgba="{rgba}" contype="1" conaffinity="3"/>
       <site name="object0" pos="0 0 0" size="0.005" rgba="1 0 0 1" group="3"/>
     </body>"""
@@ -197,7 +217,7 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> 
 <mujoco model="{task}">
   <compiler angle="radian" autolimits="true"/>
   <option timestep="{sim_dt}" iterations="{iterations}" ls_iterations="{ls_iterations}"
-          cone="pyramidal" integrator="implicitfast">
+          cone="elliptic" integrator="implicitfast">
     <flag eulerdamp="disable"/>
   </option>
   <visual><global offwidth="640" offheight="480"/></visual>
@@ -395,13 +415,12 @@ class FetchEnv(GoalEnv):
     goal = state.info["goal"]
     tcp = d.qpos[g.free_qpos:g.free_qpos + 3]
     target = jnp.clip(tcp + MAX_POS_CHANGE * action[:3], self.workspace_low, self.workspace_high)
-    mocap_pos = d.mocap_pos.at[g.mocap].set(target)
     if self.block_gripper:
       ctrl = jnp.zeros(self.mj_model.nu, jnp.float32)
     else:
       opening = (action[3] + 1.0) * 0.5 * gripper_lib.MAX_OPENING
       ctrl = jnp.full((self.mj_model.nu,), opening, jnp.float32)
-    d = self.physics_step(d, ctrl=ctrl, mocap_pos=mocap_pos)
+    d = self._physics_step(d, ctrl, target)
     diverged = self.diverged(d)
     obs = self._obs(d, goal)
     obs = jax.tree.map(lambda x: jnp.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), obs)
@@ -411,6 +430,20 @@ class FetchEnv(GoalEnv):
     info = {**state.info, "diverged": diverged.astype(jnp.float32)}
     return state.replace(pipeline_state=d, obs=obs, reward=reward, done=jnp.zeros((), jnp.float32),
                          metrics=metrics, info=info)
+
+  def _physics_step(self, d: mjx.Data, ctrl: jax.Array, target: jax.Array) -> mjx.Data:
+    """`n_substeps` of `mjx.step`, moving the gripper's mocap body linearly from where it was to
+    `target` over the substeps (a smooth path: a target that jumps once per control step makes the
+    stiff weld jerk the gripper, which then kicks objects)."""
+    g = self.gripper
+    start = d.mocap_pos[g.mocap]
+    fracs = jnp.arange(1, self.n_substeps + 1, dtype=jnp.float32) / self.n_substeps
+
+    def body(d, f):
+      d = d.replace(mocap_pos=d.mocap_pos.at[g.mocap].set(start + (target - start) * f), ctrl=ctrl)
+      return mjx.step(self.mjx_model, d), None
+
+    return jax.lax.scan(body, d, fracs)[0]
 
   @property
   def observation_size(self):
