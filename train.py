@@ -167,7 +167,8 @@ def run(cfg, name, run_dir, resume=False, progress=True):
   if resume and ckpt.latest_step() is not None:
     abstract = jax.eval_shape(init, jax.random.PRNGKey(seed))
     abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh))
-    ts, meta = ckpt.restore(abstract)
+    ts, meta = ckpt.restore(experiment.checkpoint_view(algo, abstract))
+    ts = experiment.from_checkpoint(algo, ts)
   else:
     ts, meta = init(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
   updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates))
@@ -201,7 +202,7 @@ def run(cfg, name, run_dir, resume=False, progress=True):
         row.update({"compile/train_s": compile_train, "compile/eval_s": compile_eval})
       logger.log(row)
       if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks:
-        ckpt.save(chunk + 1, ts, {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1})
+        ckpt.save(chunk + 1, experiment.checkpoint_view(algo, ts), {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1})
   finally:
     logger.close()
     ckpt.close()

@@ -2,7 +2,7 @@
 
 An experiment config is a nested dict with three sections:
   env:   {"name": registered env name, ...any key of mjx_envs.default_config(name)}
-  agent: {"algo": "ppo", ...any field of the algorithm's config dataclass}
+  agent: {"algo": "ppo" or "ddpg_her", ...any field of that algorithm's config dataclass}
   run:   {"seed", "eval_every", "num_eval_envs", ...host-loop settings, see RUN_DEFAULTS}
 `resolve` fills every section with its defaults, so the resolved dict lists every valid key and
 `set_dotted` can refuse unknown ones by name.
@@ -20,6 +20,7 @@ from typing import Any, Dict
 import jax
 
 import mjx_envs
+from agents import ddpg as ddpg_lib
 from agents import ppo as ppo_lib
 
 RUN_DEFAULTS = {
@@ -29,7 +30,8 @@ RUN_DEFAULTS = {
     "num_eval_envs": 128,
 }
 
-ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train)}
+ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
+         "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train)}
 
 
 def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:
@@ -105,6 +107,16 @@ def load_policy(run_dir: str, deterministic: bool = True, step: int | None = Non
   _, algo = build(cfg)
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   ckpt = Checkpointer(run_dir)
-  state, _ = ckpt.restore(abstract, step)
+  state, _ = ckpt.restore(checkpoint_view(algo, abstract), step)
   ckpt.close()
-  return ppo_lib.make_policy(algo, state.params, state.obs_norm, deterministic)
+  return algo.policy(state.params, state.obs_norm, deterministic)
+
+
+def checkpoint_view(algo, state):
+  """The part of a train state that checkpoints hold (an algorithm may leave e.g. its replay out)."""
+  return algo.checkpoint_view(state) if hasattr(algo, "checkpoint_view") else state
+
+
+def from_checkpoint(algo, restored):
+  """A full train state from a restored `checkpoint_view`."""
+  return algo.from_checkpoint(restored) if hasattr(algo, "from_checkpoint") else restored

@@ -62,34 +62,63 @@ class Torso(nn.Module):
     return MLP(self.hidden, activation=self.activation)(x)
 
 
+def zero_carry(batch_shape, size: int):
+  """The LSTM state (c, h), each [*batch_shape, size], that every episode starts from."""
+  z = jnp.zeros(tuple(batch_shape) + (size,), jnp.float32)
+  return (z, z)
+
+
+class Core(nn.Module):
+  """Torso, then optionally an LSTM cell (`lstm` > 0): (obs, carry) -> (features, carry).
+
+  Without an LSTM the carry passes through untouched, so callers treat both kinds alike.
+  """
+  hidden: Sequence[int]
+  activation: str = "tanh"
+  lstm: int = 0
+
+  @nn.compact
+  def __call__(self, obs, carry=None):
+    x = Torso(self.hidden, self.activation)(obs)
+    if self.lstm:
+      carry, x = nn.OptimizedLSTMCell(self.lstm)(carry, x)
+    return x, carry
+
+
 class PolicyNet(nn.Module):
-  """obs -> distribution parameters: (mean [A], log_std [A]) or logits [A, bins]."""
+  """(obs, carry) -> (distribution parameters, carry).
+
+  Parameters are (mean [A], log_std [A]) or logits [A, bins]; carry is the LSTM state (c, h), or
+  whatever was passed (None) when `lstm` is 0.
+  """
   action_size: int
   hidden: Sequence[int]
   bins: int | None = None
   activation: str = "tanh"
   init_log_std: float = -0.5
+  lstm: int = 0
 
   @nn.compact
-  def __call__(self, obs):
-    x = Torso(self.hidden, self.activation)(obs)
+  def __call__(self, obs, carry=None):
+    x, carry = Core(self.hidden, self.activation, self.lstm)(obs, carry)
     if self.bins:
       logits = MLP((), out=self.action_size * self.bins, out_scale=0.01)(x)
-      return logits.reshape(logits.shape[:-1] + (self.action_size, self.bins))
+      return logits.reshape(logits.shape[:-1] + (self.action_size, self.bins)), carry
     mean = MLP((), out=self.action_size, out_scale=0.01)(x)
     log_std = self.param("log_std", nn.initializers.constant(self.init_log_std), (self.action_size,))
-    return mean, jnp.broadcast_to(log_std, mean.shape)
+    return (mean, jnp.broadcast_to(log_std, mean.shape)), carry
 
 
 class ValueNet(nn.Module):
-  """obs -> V(obs), a scalar per leading index."""
+  """(obs, carry) -> (V(obs) [...], carry); see PolicyNet for the carry."""
   hidden: Sequence[int]
   activation: str = "tanh"
+  lstm: int = 0
 
   @nn.compact
-  def __call__(self, obs):
-    x = Torso(self.hidden, self.activation)(obs)
-    return MLP((), out=1, out_scale=1.0)(x)[..., 0]
+  def __call__(self, obs, carry=None):
+    x, carry = Core(self.hidden, self.activation, self.lstm)(obs, carry)
+    return MLP((), out=1, out_scale=1.0)(x)[..., 0], carry
 
 
 def param_count(params) -> int:

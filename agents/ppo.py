@@ -11,6 +11,12 @@ Library use:
 Every leaf of the data path is [T, N, ...] (time, env). Minibatches split the ENV axis, so sequences
 stay whole. GAE bootstraps on truncation (time limit, divergence) from the value of the episode's final
 observation and never on termination.
+
+Recurrent policies (`lstm_size > 0`): policy and value nets each get an LSTM cell after the torso. The
+LSTM state of every env is part of the TrainState and is zeroed when its episode ends. Each update
+re-runs both nets over the whole [T, N] unroll from the state stored at its start (truncated BPTT over
+`unroll_length` steps, resets at episode ends inside it); `make_policy` then returns
+`act(obs, key, carry) -> (action, carry)` with `act.initial_carry(batch_shape)`.
 """
 
 from __future__ import annotations
@@ -25,13 +31,15 @@ import jax.numpy as jnp
 import optax
 
 from agents import distributions as D
+from agents import episodes
 from agents import normalize as N
-from agents.networks import PolicyNet, ValueNet
+from agents.evaluation import evaluate_policy
+from agents.networks import PolicyNet, ValueNet, zero_carry
 from mjx_envs import wrappers
 
 
 @dataclasses.dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(episodes.StepBudget):
   num_envs: int = 256
   unroll_length: int = 16
   num_minibatches: int = 4
@@ -57,6 +65,7 @@ class PPOConfig:
   init_log_std: float = -0.5
   episode_length: int | None = None    # default: the env's own
   num_eval_envs: int = 128
+  lstm_size: int = 0                   # >0: an LSTM core of this width, trained by truncated BPTT
 
   def __post_init__(self):
     if self.num_envs % self.num_minibatches:
@@ -67,14 +76,6 @@ class PPOConfig:
     if self.lr_schedule not in ("constant", "linear"):
       raise ValueError(f"lr_schedule must be constant or linear, got {self.lr_schedule!r}")
 
-  @property
-  def steps_per_update(self) -> int:
-    return self.num_envs * self.unroll_length
-
-  @property
-  def num_updates(self) -> int:
-    return max(1, self.total_env_steps // self.steps_per_update)
-
 
 @struct.dataclass
 class TrainState:
@@ -83,6 +84,7 @@ class TrainState:
   obs_norm: rs.RunningStatisticsState
   ret_norm: rs.RunningStatisticsState
   ret_acc: jax.Array           # [N] running discounted return, for reward normalisation
+  core: Any                    # {"policy", "value"}: LSTM states (c, h), each [N, lstm_size] ([N, 0] without)
   env_state: Any               # batched env State
   key: jax.Array
   updates: jax.Array           # int32 count of train steps done
@@ -149,8 +151,10 @@ class PPO:
     if c.distribution == "categorical" and not bins:
       raise ValueError("distribution='categorical' needs an env with action_bins set")
     self.bins = bins
-    self.policy_net = PolicyNet(env.action_size, tuple(c.policy_hidden), bins, c.activation, c.init_log_std)
-    self.value_net = ValueNet(tuple(c.value_hidden), c.activation)
+    self.recurrent = c.lstm_size > 0
+    self.policy_net = PolicyNet(env.action_size, tuple(c.policy_hidden), bins, c.activation, c.init_log_std,
+                                c.lstm_size)
+    self.value_net = ValueNet(tuple(c.value_hidden), c.activation, c.lstm_size)
     self.dist_cls = {"normal": D.Normal, "tanh_normal": D.TanhNormal,
                      "categorical": D.MultiCategorical}[c.distribution]
     total_grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
@@ -165,12 +169,41 @@ class PPO:
   def _normed(self, obs_norm, feats):
     return N.normalize(obs_norm, feats, self.config.obs_clip) if self.config.normalize_obs else feats
 
-  def distribution(self, policy_params, obs_norm, feats):
-    out = self.policy_net.apply(policy_params, self._normed(obs_norm, feats))
+  def _dist(self, out):
     return self.dist_cls(out) if self.bins else self.dist_cls(*out)
 
-  def value(self, value_params, obs_norm, feats):
-    return self.value_net.apply(value_params, self._normed(obs_norm, feats))
+  def distribution(self, policy_params, obs_norm, feats, carry=None):
+    """The action distribution; with an LSTM, (distribution, new carry)."""
+    out, carry = self.policy_net.apply(policy_params, self._normed(obs_norm, feats), carry)
+    return (self._dist(out), carry) if self.recurrent else self._dist(out)
+
+  def value(self, value_params, obs_norm, feats, carry=None):
+    """V(obs); with an LSTM, (value, new carry)."""
+    v, carry = self.value_net.apply(value_params, self._normed(obs_norm, feats), carry)
+    return (v, carry) if self.recurrent else v
+
+  def initial_core(self, batch_shape):
+    z = zero_carry(batch_shape, self.config.lstm_size)
+    return {"policy": z, "value": z}
+
+  def unroll(self, params, obs_norm, feats, dones, core, next_feats=None):
+    """Runs the recurrent nets over a [T, N] sequence from the LSTM state `core` ([N, H] leaves),
+    zeroing the state after every done. -> (policy outputs [T, N, ...], values [T, N],
+    V(next_feats) [T, N] or None, final core). V(next_feats[t]) uses the state after step t before any
+    reset, which is what bootstrapping a truncated episode from its final observation needs."""
+
+    def body(core, x):
+      f, d, nf = x
+      p_out, p_carry = self.policy_net.apply(params["policy"], self._normed(obs_norm, f), core["policy"])
+      v, v_carry = self.value_net.apply(params["value"], self._normed(obs_norm, f), core["value"])
+      nv = (None if nf is None else
+            self.value_net.apply(params["value"], self._normed(obs_norm, nf), v_carry)[0])
+      keep = (1.0 - d)[:, None]
+      core = jax.tree.map(lambda z: z * keep, {"policy": p_carry, "value": v_carry})
+      return core, (p_out, v, nv)
+
+    core, (p_out, values, next_values) = jax.lax.scan(body, core, (feats, dones, next_feats))
+    return p_out, values, next_values, core
 
   # --- init --------------------------------------------------------------------------------------
   def init(self, key) -> TrainState:
@@ -178,46 +211,60 @@ class PPO:
     env_state = self.env.reset(k_env)
     feats = self.features(env_state.obs)
     one = jax.tree.map(lambda x: x[0], feats)
-    params = {"policy": self.policy_net.init(k_pi, one), "value": self.value_net.init(k_v, one)}
+    one_core = self.initial_core(()) if self.recurrent else None
+    params = {"policy": self.policy_net.init(k_pi, one, one_core and one_core["policy"]),
+              "value": self.value_net.init(k_v, one, one_core and one_core["value"])}
     return TrainState(
         params=params, opt_state=self.optimizer.init(params), obs_norm=N.init(one),
         ret_norm=rs.init_state(jax.ShapeDtypeStruct((), jnp.float32)),
-        ret_acc=jnp.zeros((self.config.num_envs,)), env_state=env_state, key=key,
+        ret_acc=jnp.zeros((self.config.num_envs,)), core=self.initial_core((self.config.num_envs,)),
+        env_state=env_state, key=key,
         updates=jnp.zeros((), jnp.int32))
 
   # --- rollout -----------------------------------------------------------------------------------
   def rollout(self, ts: TrainState, key):
     """T steps of all envs under the current policy -> (env_state, Transition [T, N], episode stats)."""
 
-    def body(env_state, k):
+    def body(carry, k):
+      env_state, core = carry
       feats = self.features(env_state.obs)
-      dist = self.distribution(ts.params["policy"], ts.obs_norm, feats)
+      if self.recurrent:
+        # Values are recomputed over the whole unroll in train_step; only the policy state advances here.
+        dist, p_carry = self.distribution(ts.params["policy"], ts.obs_norm, feats, core["policy"])
+        value = None
+      else:
+        dist, p_carry = self.distribution(ts.params["policy"], ts.obs_norm, feats), None
+        value = self.value(ts.params["value"], ts.obs_norm, feats)
       action = dist.sample(k)
-      value = self.value(ts.params["value"], ts.obs_norm, feats)
       nxt = self.env.step(env_state, self.dist_cls.to_env(action))
-      m = nxt.metrics
+      if self.recurrent:
+        keep = (1.0 - nxt.done)[:, None]
+        core = {**core, "policy": jax.tree.map(lambda z: z * keep, p_carry)}
+      if value is None:
+        value = jnp.zeros_like(nxt.reward)
       tr = Transition(feats, action, dist.log_prob(action), value, nxt.reward, nxt.done,
                       nxt.info["truncation"], self.features(nxt.info["final_obs"]))
-      stats = {"done": m["episode_done"], "return": m["episode_return"] * m["episode_done"],
-               "success": m["episode_success"] * m["episode_done"],
-               "length": m["episode_length"] * m["episode_done"],
-               "bad_action": m.get("bad_action", jnp.zeros_like(nxt.reward)),
-               "diverged": nxt.info.get("diverged", jnp.zeros_like(nxt.reward))}
-      return nxt, (tr, stats)
+      return (nxt, core), (tr, episodes.step_stats(nxt))
 
     keys = jax.random.split(key, self.config.unroll_length)
-    env_state, (traj, stats) = jax.lax.scan(body, ts.env_state, keys)
-    return env_state, traj, stats
+    (env_state, core), (traj, stats) = jax.lax.scan(body, (ts.env_state, ts.core), keys)
+    return env_state, core, traj, stats
 
   # --- loss and update ---------------------------------------------------------------------------
-  def loss(self, params, obs_norm, batch: Transition, adv, returns):
+  def loss(self, params, obs_norm, batch: Transition, adv, returns, core=None):
+    """PPO loss on a [T, n] minibatch; `core` is the LSTM state at the start of the unroll."""
     c = self.config
-    dist = self.distribution(params["policy"], obs_norm, batch.feats)
+    if self.recurrent:
+      p_out, values, _, _ = self.unroll(params, obs_norm, batch.feats, batch.done, core)
+      dist = self._dist(p_out)
+    else:
+      dist = self.distribution(params["policy"], obs_norm, batch.feats)
+      values = self.value(params["value"], obs_norm, batch.feats)
     log_prob = dist.log_prob(batch.action)
     if c.normalize_advantages:
       adv = (adv - adv.mean()) / (adv.std() + 1e-8)
     pg_loss, clip_frac = clipped_surrogate(log_prob, batch.log_prob, adv, c.clip_eps)
-    v_loss = value_loss(self.value(params["value"], obs_norm, batch.feats), batch.value, returns, c.vf_clip)
+    v_loss = value_loss(values, batch.value, returns, c.vf_clip)
     entropy = jnp.mean(dist.entropy())
     total = pg_loss + c.vf_coef * v_loss - c.ent_coef * entropy
     approx_kl = jnp.mean(batch.log_prob - log_prob)
@@ -228,7 +275,7 @@ class PPO:
     """One PPO update: rollout, normaliser updates, GAE, epochs x minibatches. -> (ts, metrics)."""
     c = self.config
     key, k_roll, k_upd = jax.random.split(ts.key, 3)
-    env_state, traj, stats = self.rollout(ts, k_roll)
+    env_state, rollout_core, traj, stats = self.rollout(ts, k_roll)
 
     obs_norm = N.update(ts.obs_norm, traj.feats) if c.normalize_obs else ts.obs_norm
     reward = traj.reward
@@ -242,8 +289,14 @@ class PPO:
       ret_norm = rs.update(ret_norm, returns_seen)
       reward = reward / (ret_norm.std + 1e-8)
 
-    next_values = self.value(ts.params["value"], obs_norm, traj.next_feats)
-    values = self.value(ts.params["value"], obs_norm, traj.feats)
+    if self.recurrent:
+      _, values, next_values, end_core = self.unroll(ts.params, obs_norm, traj.feats, traj.done, ts.core,
+                                                     traj.next_feats)
+      core = {"policy": rollout_core["policy"], "value": end_core["value"]}
+    else:
+      next_values = self.value(ts.params["value"], obs_norm, traj.next_feats)
+      values = self.value(ts.params["value"], obs_norm, traj.feats)
+      core = ts.core
     traj = traj.replace(value=values)
     adv, returns = gae(reward, values, next_values, traj.done, traj.truncation, c.gamma, c.gae_lambda)
 
@@ -258,7 +311,10 @@ class PPO:
         x = jnp.take(x, perm, axis=1)
         return jnp.swapaxes(x.reshape((x.shape[0], c.num_minibatches, mb) + x.shape[2:]), 0, 1)
 
-      batches = jax.tree.map(split, (traj, adv, returns))
+      def split_env(x):  # [N, ...] -> [num_minibatches, N / num_minibatches, ...]
+        return jnp.take(x, perm, axis=0).reshape((c.num_minibatches, mb) + x.shape[1:])
+
+      batches = jax.tree.map(split, (traj, adv, returns)) + (jax.tree.map(split_env, ts.core),)
 
       def minibatch(carry, b):
         params, opt_state = carry
@@ -271,31 +327,17 @@ class PPO:
     (params, opt_state), info = jax.lax.scan(
         epoch, (ts.params, ts.opt_state), jax.random.split(k_upd, c.update_epochs))
 
-    n_done = jnp.sum(stats["done"])
-    denom = jnp.maximum(n_done, 1.0)
     metrics = {k: jnp.mean(v) for k, v in info.items()}
-    metrics.update({
-        "train/episodes": n_done, "train/return": jnp.sum(stats["return"]) / denom,
-        "train/success_rate": jnp.sum(stats["success"]) / denom,
-        "train/episode_length": jnp.sum(stats["length"]) / denom,
-        "train/bad_actions": jnp.sum(stats["bad_action"]),
-        "train/physics_resets": jnp.sum(stats["diverged"]),
-        "train/reward_mean": jnp.mean(traj.reward),
-    })
+    metrics.update(episodes.summarize(stats), **{"train/reward_mean": jnp.mean(traj.reward)})
     ts = ts.replace(params=params, opt_state=opt_state, obs_norm=obs_norm, ret_norm=ret_norm,
-                    ret_acc=ret_acc, env_state=env_state, key=key, updates=ts.updates + 1)
+                    ret_acc=ret_acc, core=core, env_state=env_state, key=key, updates=ts.updates + 1)
     return ts, metrics
 
   def train_many(self, ts: TrainState, num_updates: int):
     """`num_updates` train steps in one scan; metrics are averaged over them (episode stats weighted
     by the episodes that finished)."""
     ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
-    w = m["train/episodes"]
-    out = {k: jnp.mean(v) for k, v in m.items()}
-    for k in ("train/return", "train/success_rate", "train/episode_length"):
-      out[k] = jnp.sum(m[k] * w) / jnp.maximum(jnp.sum(w), 1.0)
-    out["train/episodes"] = jnp.sum(w)
-    return ts, out
+    return ts, episodes.average_chunk(m)
 
   def train(self, key):
     """The whole run (config.num_updates updates) as one pure function: jit it, vmap it over seeds."""
@@ -308,25 +350,16 @@ class PPO:
     Returns {eval/success_rate, eval/return, eval/episode_length}.
     """
     n = int(num_envs or self.config.num_eval_envs)
-    env = wrappers.EpisodeStats(wrappers.EpisodeLimit(self.raw_env, self.episode_length))
-    if self.flatten:
-      env = wrappers.FlattenGoalObs(env)
-    env = wrappers.Batch(env, n)
-    state = env.reset(key)
     act = make_policy(self, params, obs_norm, deterministic=True)
+    carry = act.initial_carry((n,)) if self.recurrent else None
+    return evaluate_policy(self.raw_env, self.episode_length, self.flatten, act, key, n, carry)
 
-    def body(carry, _):
-      state, finished, acc = carry
-      state = env.step(state, act(state.obs, None))
-      m = state.metrics
-      first = (state.done > 0) & ~finished
-      acc = {k: jnp.where(first, m[f"episode_{k}"], v) for k, v in acc.items()}
-      return (state, finished | (state.done > 0), acc), None
 
-    acc0 = {k: jnp.zeros((n,)) for k in ("success", "return", "length")}
-    (_, _, acc), _ = jax.lax.scan(body, (state, jnp.zeros((n,), bool), acc0), (), self.episode_length)
-    return {"eval/success_rate": jnp.mean(acc["success"]), "eval/return": jnp.mean(acc["return"]),
-            "eval/episode_length": jnp.mean(acc["length"])}
+  def policy(self, params, obs_norm, deterministic: bool = True):
+    """See `make_policy`."""
+    return make_policy(self, params, obs_norm, deterministic)
+
+  env_axis_fields = ("env_state", "ret_acc", "core")  # TrainState fields split over devices
 
 
 def make_train(env, config: PPOConfig | None = None) -> PPO:
@@ -335,11 +368,23 @@ def make_train(env, config: PPOConfig | None = None) -> PPO:
 
 
 def make_policy(ppo: PPO, params, obs_norm, deterministic: bool = True):
-  """act(obs, key) -> env action, for a single obs or a batch; `key` is unused when deterministic."""
+  """act(obs, key) -> env action, for a single obs or a batch; `key` is unused when deterministic.
 
-  def act(obs, key):
-    dist = ppo.distribution(params["policy"], obs_norm, ppo.features(obs))
-    raw = dist.mode() if deterministic else dist.sample(key)
-    return ppo.dist_cls.to_env(raw)
+  With an LSTM core: act(obs, key, carry) -> (env action, carry), starting each episode from
+  `act.initial_carry(batch_shape)`; zero the carry of an env whose episode ended.
+  """
 
-  return act
+  def pick(dist, key):
+    return ppo.dist_cls.to_env(dist.mode() if deterministic else dist.sample(key))
+
+  if not ppo.recurrent:
+    def act(obs, key):
+      return pick(ppo.distribution(params["policy"], obs_norm, ppo.features(obs)), key)
+    return act
+
+  def act_recurrent(obs, key, carry):
+    dist, carry = ppo.distribution(params["policy"], obs_norm, ppo.features(obs), carry)
+    return pick(dist, key), carry
+
+  act_recurrent.initial_carry = lambda batch_shape=(): ppo.initial_core(batch_shape)["policy"]
+  return act_recurrent

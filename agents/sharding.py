@@ -31,7 +31,8 @@ def train_state_shardings(algo, mesh: Mesh | None):
   replicated = NamedSharding(mesh, P())
   split = NamedSharding(mesh, P("data"))
   out = jax.tree.map(lambda _: replicated, abstract)
-  return out.replace(env_state=jax.tree.map(lambda _: split, abstract.env_state), ret_acc=split)
+  return out.replace(**{f: jax.tree.map(lambda _: split, getattr(abstract, f))
+                        for f in algo.env_axis_fields})
 
 
 def with_shardings(abstract, shardings):

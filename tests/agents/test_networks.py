@@ -32,11 +32,11 @@ def test_object_encoder_permutation_invariant_and_masked():
 def test_heads():
   obs = jax.tree.map(lambda x: jnp.stack([x, x]), _obs(jax.random.PRNGKey(2)))
   pol = PolicyNet(6, (32,), bins=11)
-  logits = pol.apply(pol.init(jax.random.PRNGKey(0), obs), obs)
-  assert logits.shape == (2, 6, 11)
+  logits, carry = pol.apply(pol.init(jax.random.PRNGKey(0), obs), obs)
+  assert logits.shape == (2, 6, 11) and carry is None
   gauss = PolicyNet(4, (32,))
   flat = jnp.zeros((5, 13))
-  mean, log_std = gauss.apply(gauss.init(jax.random.PRNGKey(0), flat), flat)
+  (mean, log_std), _ = gauss.apply(gauss.init(jax.random.PRNGKey(0), flat), flat)
   assert mean.shape == log_std.shape == (5, 4)
   val = ValueNet((32,))
-  assert val.apply(val.init(jax.random.PRNGKey(0), obs), obs).shape == (2,)
+  assert val.apply(val.init(jax.random.PRNGKey(0), obs), obs)[0].shape == (2,)

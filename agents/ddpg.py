@@ -1,0 +1,297 @@
+"""DDPG+HER (Andrychowicz et al. 2017, OpenAI baselines' settings) as one compiled training cycle.
+
+A cycle: every env collects `unroll_length` steps with the exploration policy; the [N, L] segments go
+into the on-device replay buffer; the observation normaliser is updated with HER-relabelled goals of
+the new data; then `updates_per_cycle` updates each sample a batch of transitions, relabel their goals
+(`agents.her`), re-score rewards with the env's `compute_reward`, and step actor and critic; finally the
+target networks move by polyak averaging. `train_many` scans many cycles inside one `jit`.
+
+Library use mirrors PPO:
+  algo = make_train(env, DDPGConfig(...)); ts = algo.init(key); ts, m = algo.train_many(ts, n)
+  act = algo.policy(ts.params, ts.obs_norm)   # act(obs, key) -> action
+Goal envs only: observations are {observation, achieved_goal, desired_goal} dicts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+from brax.training.acme import running_statistics as rs
+from flax import struct
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+
+from agents import episodes, her, replay
+from agents import normalize as N
+from agents.evaluation import evaluate_policy
+from agents.networks import MLP
+from mjx_envs import wrappers
+
+
+@dataclasses.dataclass(frozen=True)
+class DDPGConfig(episodes.StepBudget):
+  num_envs: int = 16                 # parallel envs; each contributes one segment per cycle
+  unroll_length: int = 50            # steps per env per cycle (Fetch: one whole episode)
+  updates_per_cycle: int = 40        # sampled batches per cycle (baselines: n_batches)
+  batch_size: int = 256
+  buffer_size: int = 1_000_000       # transitions
+  total_env_steps: int = 1_000_000
+  actor_lr: float = 1e-3
+  critic_lr: float = 1e-3
+  gamma: float = 0.98
+  polyak: float = 0.95
+  hidden: Sequence[int] = (256, 256, 256)
+  random_eps: float = 0.3            # probability of a uniformly random action
+  noise_eps: float = 0.2             # std of the Gaussian action noise
+  action_l2: float = 1.0
+  obs_clip: float = 5.0
+  clip_target: bool = True           # clip critic targets to [-1/(1-gamma), 0] (sparse rewards)
+  replay_strategy: str = "future"
+  replay_k: float = 4.0              # future_p = 1 - 1/(1+k)
+  checkpoint_buffer: bool = True     # False: checkpoints leave the replay buffer out (smaller; resume
+                                     # then restarts from an empty buffer and is not exact)
+  episode_length: int | None = None
+  num_eval_envs: int = 128
+
+  def __post_init__(self):
+    if self.replay_strategy not in her.STRATEGIES:
+      raise ValueError(f"replay_strategy must be one of {her.STRATEGIES}, got {self.replay_strategy!r}")
+    if self.num_envs * self.unroll_length > self.buffer_size:
+      raise ValueError(f"buffer_size ({self.buffer_size}) must hold one cycle of num_envs x unroll_length "
+                       f"({self.num_envs * self.unroll_length}) transitions")
+
+
+@struct.dataclass
+class TrainState:
+  params: Any          # {"actor", "critic"}
+  target: Any          # polyak-averaged copies of params
+  opt_state: Any       # {"actor", "critic"}
+  obs_norm: rs.RunningStatisticsState
+  buffer: Any          # replay.SegmentBuffer (None in a checkpoint saved without it)
+  env_state: Any
+  key: jax.Array
+  updates: jax.Array   # cycles done
+
+
+class Actor(nn.Module):
+  action_size: int
+  hidden: Sequence[int]
+
+  @nn.compact
+  def __call__(self, feats):
+    return jnp.tanh(MLP(self.hidden, out=self.action_size, activation="relu")(feats))
+
+
+class Critic(nn.Module):
+  hidden: Sequence[int]
+
+  @nn.compact
+  def __call__(self, feats, action):
+    return MLP(self.hidden, out=1, activation="relu")(jnp.concatenate([feats, action], -1))[..., 0]
+
+
+class DDPG:
+  """The compiled pieces of one DDPG+HER setup (see the module docstring)."""
+
+  env_axis_fields = ("env_state",)
+
+  def __init__(self, env, config: DDPGConfig):
+    self.config = c = config
+    self.raw_env = env
+    obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs
+    if not (isinstance(obs, dict) and "achieved_goal" in obs and "observation" in obs):
+      raise ValueError(f"DDPG+HER needs a goal env with {{observation, achieved_goal, desired_goal}} "
+                       f"observations; {type(env).__name__} has {jax.tree.map(lambda x: x.shape, obs)}")
+    self.flatten = True
+    self.episode_length = int(c.episode_length or env.episode_length)
+    self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=False)
+    self.actor = Actor(env.action_size, tuple(c.hidden))
+    self.critic = Critic(tuple(c.hidden))
+    self.actor_opt = optax.adam(c.actor_lr)
+    self.critic_opt = optax.adam(c.critic_lr)
+    self.p = her.future_p(c.replay_k)
+
+  # --- pieces ------------------------------------------------------------------------------------
+  def _feats(self, obs_norm, observation, goal):
+    return N.normalize(obs_norm, jnp.concatenate([observation, goal], -1), self.config.obs_clip)
+
+  def features(self, obs):
+    return wrappers.flatten_goal_obs(obs) if isinstance(obs, dict) else obs
+
+  def segment_example(self, obs_example):
+    """One stored step's fields (shapes without the [L] axis added by the caller)."""
+    o, g = obs_example["observation"], obs_example["desired_goal"]
+    f32 = jnp.float32
+    scalar = jax.ShapeDtypeStruct((), f32)
+    return {"obs": o, "goal": g, "action": jax.ShapeDtypeStruct((self.raw_env.action_size,), f32),
+            "next_obs": o, "next_ag": g, "done": scalar, "truncation": scalar, "valid": scalar}
+
+  def empty_buffer(self):
+    obs = jax.eval_shape(self.raw_env.reset, jax.random.PRNGKey(0)).obs
+    L = self.config.unroll_length
+    seg = jax.tree.map(lambda x: jax.ShapeDtypeStruct((L,) + tuple(x.shape), jnp.float32),
+                       self.segment_example(obs))
+    return replay.init(seg, self.config.buffer_size)
+
+  # --- init --------------------------------------------------------------------------------------
+  def init(self, key) -> TrainState:
+    k_env, k_a, k_c, key = jax.random.split(key, 4)
+    env_state = self.env.reset(k_env)
+    feats = self.features(jax.tree.map(lambda x: x[0], env_state.obs))
+    action = jnp.zeros((self.raw_env.action_size,))
+    params = {"actor": self.actor.init(k_a, feats), "critic": self.critic.init(k_c, feats, action)}
+    opt_state = {"actor": self.actor_opt.init(params["actor"]), "critic": self.critic_opt.init(params["critic"])}
+    return TrainState(params=params, target=params, opt_state=opt_state, obs_norm=N.init(feats),
+                      buffer=self.empty_buffer(), env_state=env_state, key=key,
+                      updates=jnp.zeros((), jnp.int32))
+
+  # --- collection --------------------------------------------------------------------------------
+  def explore(self, params, obs_norm, obs, key):
+    """Baselines' exploration: tanh policy + N(0, noise_eps) noise, clipped; with probability
+    random_eps a uniform random action instead. obs: dict with leaves [N, ...] -> [N, A]."""
+    c = self.config
+    k_noise, k_coin, k_rand = jax.random.split(key, 3)
+    mu = self.actor.apply(params["actor"], self._feats(obs_norm, obs["observation"], obs["desired_goal"]))
+    a = jnp.clip(mu + c.noise_eps * jax.random.normal(k_noise, mu.shape), -1.0, 1.0)
+    rand = jax.random.uniform(k_rand, mu.shape, minval=-1.0, maxval=1.0)
+    coin = jax.random.uniform(k_coin, mu.shape[:-1] + (1,)) < c.random_eps
+    return jnp.where(coin, rand, a)
+
+  def rollout(self, ts: TrainState, key):
+    """unroll_length exploration steps of every env -> (env_state, segments [N, L, ...], stats)."""
+
+    def body(env_state, k):
+      obs = env_state.obs
+      action = self.explore(ts.params, ts.obs_norm, obs, k)
+      nxt = self.env.step(env_state, action)
+      final = nxt.info["final_obs"]
+      step = {"obs": obs["observation"], "goal": obs["desired_goal"], "action": action,
+              "next_obs": final["observation"], "next_ag": final["achieved_goal"], "done": nxt.done,
+              "truncation": nxt.info["truncation"], "valid": jnp.ones_like(nxt.done)}
+      return nxt, (step, episodes.step_stats(nxt))
+
+    keys = jax.random.split(key, self.config.unroll_length)
+    env_state, (steps, stats) = jax.lax.scan(body, ts.env_state, keys)
+    return env_state, jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps), stats
+
+  def update_normalizer(self, obs_norm, seg, key):
+    """Folds the new data into the statistics with HER-relabelled goals, as baselines does."""
+    B, L = seg["done"].shape
+
+    def at(k, t):
+      goal, _ = her.relabel(k, seg["next_ag"], seg["done"], seg["valid"], jnp.full((B,), t),
+                            seg["goal"][:, t], self.config.replay_strategy, self.p)
+      return jnp.concatenate([seg["obs"][:, t], goal], -1)
+
+    feats = jax.vmap(at)(jax.random.split(key, L), jnp.arange(L))
+    return N.update(obs_norm, feats)
+
+  # --- learning ----------------------------------------------------------------------------------
+  def sample(self, buf: replay.SegmentBuffer, key):
+    """A relabelled batch: dict of [batch, ...] with obs, goal, action, reward, next_obs, discount."""
+    c = self.config
+    k_slot, k_t, k_her = jax.random.split(key, 3)
+    slots = replay.sample_slots(buf, k_slot, c.batch_size)
+    seg = {k: buf.data[k][slots] for k in ("next_ag", "done", "valid")}
+    t = jax.random.categorical(k_t, jnp.where(seg["valid"] > 0, 0.0, -jnp.inf), axis=1)
+    tr = jax.tree.map(lambda x: x[slots, t], buf.data)
+    goal, _ = her.relabel(k_her, seg["next_ag"], seg["done"], seg["valid"], t, tr["goal"],
+                          c.replay_strategy, self.p)
+    reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})
+    discount = 1.0 - tr["done"] * (1.0 - tr["truncation"])  # bootstrap unless terminated
+    return {"obs": tr["obs"], "goal": goal, "action": tr["action"], "reward": reward,
+            "next_obs": tr["next_obs"], "discount": discount}
+
+  def losses(self, params, target, obs_norm, b):
+    c = self.config
+    feats = self._feats(obs_norm, b["obs"], b["goal"])
+    next_feats = self._feats(obs_norm, b["next_obs"], b["goal"])
+    next_q = self.critic.apply(target["critic"], next_feats, self.actor.apply(target["actor"], next_feats))
+    y = b["reward"] + c.gamma * b["discount"] * next_q
+    if c.clip_target:
+      y = jnp.clip(y, -1.0 / (1.0 - c.gamma), 0.0)
+    y = jax.lax.stop_gradient(y)
+
+    def critic_loss(cp):
+      q = self.critic.apply(cp, feats, b["action"])
+      return jnp.mean((q - y) ** 2), q
+
+    def actor_loss(ap):
+      pi = self.actor.apply(ap, feats)
+      q_pi = self.critic.apply(params["critic"], feats, pi)
+      return -jnp.mean(q_pi) + c.action_l2 * jnp.mean(pi ** 2), q_pi
+
+    (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
+    (la, _), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
+    info = {"loss/critic": lc, "loss/actor": la, "q/mean": jnp.mean(q), "q/target": jnp.mean(y),
+            "train/relabelled_reward": jnp.mean(b["reward"])}
+    return {"actor": g_a, "critic": g_c}, info
+
+  def train_step(self, ts: TrainState):
+    """One cycle: collect, insert, normaliser update, updates_per_cycle updates, target update."""
+    c = self.config
+    key, k_roll, k_norm, k_upd = jax.random.split(ts.key, 4)
+    env_state, seg, stats = self.rollout(ts, k_roll)
+    buffer = replay.add(ts.buffer, seg)
+    obs_norm = self.update_normalizer(ts.obs_norm, seg, k_norm)
+
+    def update(carry, k):
+      params, opt_state = carry
+      grads, info = self.losses(params, ts.target, obs_norm, self.sample(buffer, k))
+      ua, oa = self.actor_opt.update(grads["actor"], opt_state["actor"])
+      uc, oc = self.critic_opt.update(grads["critic"], opt_state["critic"])
+      params = {"actor": optax.apply_updates(params["actor"], ua),
+                "critic": optax.apply_updates(params["critic"], uc)}
+      return (params, {"actor": oa, "critic": oc}), info
+
+    (params, opt_state), info = jax.lax.scan(
+        update, (ts.params, ts.opt_state), jax.random.split(k_upd, c.updates_per_cycle))
+    target = optax.incremental_update(params, ts.target, 1.0 - c.polyak)
+    metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics.update(episodes.summarize(stats))
+    ts = ts.replace(params=params, target=target, opt_state=opt_state, obs_norm=obs_norm, buffer=buffer,
+                    env_state=env_state, key=key, updates=ts.updates + 1)
+    return ts, metrics
+
+  def train_many(self, ts: TrainState, num_updates: int):
+    """`num_updates` cycles in one scan; metrics averaged as in PPO."""
+    ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
+    return ts, episodes.average_chunk(m)
+
+  def train(self, key):
+    """The whole run as one pure function: jit it, vmap it over seeds."""
+    return self.train_many(self.init(key), self.config.num_updates)
+
+  # --- policy, evaluation, checkpoints -----------------------------------------------------------
+  def policy(self, params, obs_norm, deterministic: bool = True):
+    """act(obs, key) -> action for dict or flattened goal observations (single or batched); the
+    exploration noise is applied when not deterministic."""
+
+    def act(obs, key):
+      feats = N.normalize(obs_norm, self.features(obs), self.config.obs_clip)
+      mu = self.actor.apply(params["actor"], feats)
+      if deterministic:
+        return mu
+      return jnp.clip(mu + self.config.noise_eps * jax.random.normal(key, mu.shape), -1.0, 1.0)
+
+    return act
+
+  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
+    """The deterministic actor on fresh envs, one episode each -> {eval/success_rate, ...}."""
+    n = int(num_envs or self.config.num_eval_envs)
+    return evaluate_policy(self.raw_env, self.episode_length, True, self.policy(params, obs_norm), key, n)
+
+  def checkpoint_view(self, ts: TrainState) -> TrainState:
+    """What a checkpoint holds: everything, or everything but the replay buffer."""
+    return ts if self.config.checkpoint_buffer else ts.replace(buffer=None)
+
+  def from_checkpoint(self, restored: TrainState) -> TrainState:
+    return restored if restored.buffer is not None else restored.replace(buffer=self.empty_buffer())
+
+
+def make_train(env, config: DDPGConfig | None = None) -> DDPG:
+  """Builds the DDPG+HER pieces for a raw goal env (see the module docstring)."""
+  return DDPG(env, config or DDPGConfig())

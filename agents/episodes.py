@@ -1,0 +1,51 @@
+"""Training-time episode statistics, shared by every algorithm's rollout and chunk summaries."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+_WEIGHTED = ("train/return", "train/success_rate", "train/episode_length")
+
+
+def step_stats(state):
+  """Per-step statistics of a batched, wrapped env State (see `mjx_envs.wrappers`); leaves [N]."""
+  m, zero = state.metrics, jnp.zeros_like(state.reward)
+  done = m["episode_done"]
+  return {"done": done, "return": m["episode_return"] * done, "success": m["episode_success"] * done,
+          "length": m["episode_length"] * done, "bad_action": m.get("bad_action", zero),
+          "diverged": state.info.get("diverged", zero)}
+
+
+def summarize(stats):
+  """Stacked step_stats (any leading dims) -> train/* metrics over the episodes that finished."""
+  n_done = jnp.sum(stats["done"])
+  denom = jnp.maximum(n_done, 1.0)
+  return {"train/episodes": n_done, "train/return": jnp.sum(stats["return"]) / denom,
+          "train/success_rate": jnp.sum(stats["success"]) / denom,
+          "train/episode_length": jnp.sum(stats["length"]) / denom,
+          "train/bad_actions": jnp.sum(stats["bad_action"]),
+          "train/physics_resets": jnp.sum(stats["diverged"])}
+
+
+def average_chunk(m):
+  """Metrics stacked over the train steps of one host call -> their means, with episode statistics
+  weighted by the episodes each step finished."""
+  w = m["train/episodes"]
+  out = {k: jnp.mean(v) for k, v in m.items()}
+  for k in _WEIGHTED:
+    out[k] = jnp.sum(m[k] * w) / jnp.maximum(jnp.sum(w), 1.0)
+  out["train/episodes"] = jnp.sum(w)
+  return out
+
+
+class StepBudget:
+  """Mixed into algorithm configs with `num_envs`, `unroll_length` and `total_env_steps`: the env steps
+  one train step takes, and the number of train steps in the run (train.py's units of progress)."""
+
+  @property
+  def steps_per_update(self) -> int:
+    return self.num_envs * self.unroll_length
+
+  @property
+  def num_updates(self) -> int:
+    return max(1, self.total_env_steps // self.steps_per_update)
