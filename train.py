@@ -187,6 +187,7 @@ def run(cfg, name, run_dir, resume=False, progress=True):
   total_chunks = -(-c.num_updates // updates_per_chunk)
   logger = Logger(run_dir, total_chunks * steps_per_chunk, meta["env_steps"], progress)
   wall0 = time.time() - meta["wall_s"]
+  session0 = time.time()  # run.max_minutes counts this invocation's training time only
   row = None
   try:
     for chunk in range(meta["chunks"], total_chunks):
@@ -201,8 +202,14 @@ def run(cfg, name, run_dir, resume=False, progress=True):
       if chunk == 0 and meta["chunks"] == 0:
         row.update({"compile/train_s": compile_train, "compile/eval_s": compile_eval})
       logger.log(row)
-      if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks:
-        ckpt.save(chunk + 1, experiment.checkpoint_view(algo, ts), {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1})
+      out_of_time = rc["max_minutes"] > 0 and time.time() - session0 >= 60 * rc["max_minutes"]
+      if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks or out_of_time:
+        ckpt.save(chunk + 1, experiment.checkpoint_view(algo, ts),
+                  {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1})
+      if out_of_time:
+        print(f"[{name}] stopping at run.max_minutes={rc['max_minutes']}; --resume {run_dir} continues",
+              flush=True)
+        break
   finally:
     logger.close()
     ckpt.close()

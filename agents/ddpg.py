@@ -179,15 +179,9 @@ class DDPG:
 
   def update_normalizer(self, obs_norm, seg, key):
     """Folds the new data into the statistics with HER-relabelled goals, as baselines does."""
-    B, L = seg["done"].shape
-
-    def at(k, t):
-      goal, _ = her.relabel(k, seg["next_ag"], seg["done"], seg["valid"], jnp.full((B,), t),
-                            seg["goal"][:, t], self.config.replay_strategy, self.p)
-      return jnp.concatenate([seg["obs"][:, t], goal], -1)
-
-    feats = jax.vmap(at)(jax.random.split(key, L), jnp.arange(L))
-    return N.update(obs_norm, feats)
+    goals, _ = her.relabel_all(key, seg["next_ag"], seg["done"], seg["valid"], seg["goal"],
+                               self.config.replay_strategy, self.p)
+    return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1))
 
   # --- learning ----------------------------------------------------------------------------------
   def sample(self, buf: replay.SegmentBuffer, key):

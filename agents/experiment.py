@@ -28,6 +28,7 @@ RUN_DEFAULTS = {
     "eval_every": 10,          # train steps per host call; evaluation, logging, checkpoint after each
     "checkpoint_every": 1,     # in host calls
     "num_eval_envs": 128,
+    "max_minutes": 0,          # >0: stop (checkpointed, resumable) once this much wall-clock has passed
 }
 
 ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),

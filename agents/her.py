@@ -81,3 +81,26 @@ def relabel(key, next_ag, done, valid, t, goal, strategy: str = "future", p: flo
   new = next_ag[rows, j]
   mask = coin.reshape(coin.shape + (1,) * (goal.ndim - 1))
   return jnp.where(mask, new, goal), coin
+
+
+def relabel_all(key, next_ag, done, valid, goal, strategy: str = "future", p: float = future_p(4)):
+  """`relabel` for every step of every segment: goal [B, L, G...] -> (goals [B, L, G...], flags [B, L])."""
+  L = done.shape[1]
+  t = jnp.broadcast_to(jnp.arange(L)[:, None], (L, done.shape[0]))
+  goals, flags = jax.vmap(lambda k, tt, g: relabel(k, next_ag, done, valid, tt, g, strategy, p),
+                          in_axes=(0, 0, 1), out_axes=1)(jax.random.split(key, L), t, goal)
+  return goals, flags
+
+
+def at_episode_end(x, done, valid):
+  """[B, L] -> [B, L]: the value of x at the last step of each step's episode within the segment
+  (the step with done, the last valid step, or the segment's last step)."""
+  last = jnp.concatenate([jnp.maximum(done[:, :-1], 1.0 - valid[:, 1:]), jnp.ones_like(done[:, :1])], 1)
+
+  def body(nxt, xs):
+    xt, lt = xs
+    v = jnp.where(lt > 0, xt, nxt)
+    return v, v
+
+  _, out = jax.lax.scan(body, x[:, -1], (x.T, last.T), reverse=True)
+  return out.T

@@ -22,6 +22,7 @@ re-runs both nets over the whole [T, N] unroll from the state stored at its star
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Sequence
 
 from brax.training.acme import running_statistics as rs
@@ -31,7 +32,7 @@ import jax.numpy as jnp
 import optax
 
 from agents import distributions as D
-from agents import episodes
+from agents import bc, episodes, her
 from agents import normalize as N
 from agents.evaluation import evaluate_policy
 from agents.networks import PolicyNet, ValueNet, zero_carry
@@ -66,6 +67,12 @@ class PPOConfig(episodes.StepBudget):
   episode_length: int | None = None    # default: the env's own
   num_eval_envs: int = 128
   lstm_size: int = 0                   # >0: an LSTM core of this width, trained by truncated BPTT
+  # On-policy HER: failed episodes relabelled with goals they achieved, trained with the clipped-BC
+  # (ABC) objective, advantage 1. Flat goal envs (Fetch) without an LSTM.
+  hindsight: bool = False
+  hindsight_coef: float = 0.5          # weight of the hindsight term (ABC's beta)
+  hindsight_clip: float = 0.2          # its ratio clip (ABC's eps)
+  hindsight_strategy: str = "future"   # which achieved goal replaces the failed one (agents.her)
 
   def __post_init__(self):
     if self.num_envs % self.num_minibatches:
@@ -73,6 +80,8 @@ class PPOConfig(episodes.StepBudget):
                        f"({self.num_minibatches})")
     if self.distribution not in ("normal", "tanh_normal", "categorical"):
       raise ValueError(f"distribution must be normal, tanh_normal or categorical, got {self.distribution!r}")
+    if self.hindsight_strategy not in her.STRATEGIES:
+      raise ValueError(f"hindsight_strategy must be one of {her.STRATEGIES}, got {self.hindsight_strategy!r}")
     if self.lr_schedule not in ("constant", "linear"):
       raise ValueError(f"lr_schedule must be constant or linear, got {self.lr_schedule!r}")
 
@@ -100,6 +109,16 @@ class Transition:
   done: jax.Array
   truncation: jax.Array
   next_feats: Any
+  hindsight: Any = None        # with config.hindsight: {"next_ag" [.., G], "success" [..]}
+
+
+@struct.dataclass
+class Demos:
+  """Hindsight demonstrations: rollout steps with the failed goal replaced by an achieved one."""
+  feats: Any
+  action: jax.Array
+  old_log_prob: jax.Array      # under the behaviour policy, on the relabelled features
+  mask: jax.Array              # 1 where the step belongs to an episode that failed its goal
 
 
 def gae(rewards, values, next_values, dones, truncations, gamma: float, lam: float):
@@ -151,6 +170,13 @@ class PPO:
     if c.distribution == "categorical" and not bins:
       raise ValueError("distribution='categorical' needs an env with action_bins set")
     self.bins = bins
+    if c.hindsight:
+      if not self.flatten:
+        raise ValueError("hindsight needs a goal env with flat {observation, achieved_goal, desired_goal} "
+                         f"observations; {type(env).__name__} does not have them")
+      if c.lstm_size:
+        raise ValueError("hindsight is not supported with an LSTM core (lstm_size > 0)")
+      self.goal_size = math.prod(obs["desired_goal"].shape)
     self.recurrent = c.lstm_size > 0
     self.policy_net = PolicyNet(env.action_size, tuple(c.policy_hidden), bins, c.activation, c.init_log_std,
                                 c.lstm_size)
@@ -242,8 +268,11 @@ class PPO:
         core = {**core, "policy": jax.tree.map(lambda z: z * keep, p_carry)}
       if value is None:
         value = jnp.zeros_like(nxt.reward)
+      hs = None
+      if self.config.hindsight:
+        hs = {"next_ag": nxt.info["final_goal_obs"]["achieved_goal"], "success": nxt.metrics["is_success"]}
       tr = Transition(feats, action, dist.log_prob(action), value, nxt.reward, nxt.done,
-                      nxt.info["truncation"], self.features(nxt.info["final_obs"]))
+                      nxt.info["truncation"], self.features(nxt.info["final_obs"]), hs)
       return (nxt, core), (tr, episodes.step_stats(nxt))
 
     keys = jax.random.split(key, self.config.unroll_length)
@@ -251,8 +280,23 @@ class PPO:
     return env_state, core, traj, stats
 
   # --- loss and update ---------------------------------------------------------------------------
-  def loss(self, params, obs_norm, batch: Transition, adv, returns, core=None):
-    """PPO loss on a [T, n] minibatch; `core` is the LSTM state at the start of the unroll."""
+  def hindsight_demos(self, params, obs_norm, traj: Transition, key) -> Demos:
+    """Relabels the steps of episodes that failed (not successful at their last step inside the
+    unroll) with goals those episodes achieved, and scores the taken actions under `params`."""
+    c = self.config
+    seg = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), (traj.hindsight, traj.done, traj.feats))
+    hs, done, feats = seg
+    valid = jnp.ones_like(done)
+    goals, _ = her.relabel_all(key, hs["next_ag"], done, valid, feats[..., -self.goal_size:],
+                               c.hindsight_strategy, 1.0)
+    failed = 1.0 - her.at_episode_end(hs["success"], done, valid)
+    demo_feats = jnp.swapaxes(feats.at[..., -self.goal_size:].set(goals), 0, 1)
+    old = self.distribution(params["policy"], obs_norm, demo_feats).log_prob(traj.action)
+    return Demos(demo_feats, traj.action, jax.lax.stop_gradient(old), jnp.swapaxes(failed, 0, 1))
+
+  def loss(self, params, obs_norm, batch: Transition, adv, returns, core=None, demos: Demos | None = None):
+    """PPO loss on a [T, n] minibatch; `core` is the LSTM state at the start of the unroll; `demos`
+    adds the hindsight term."""
     c = self.config
     if self.recurrent:
       p_out, values, _, _ = self.unroll(params, obs_norm, batch.feats, batch.done, core)
@@ -268,8 +312,15 @@ class PPO:
     entropy = jnp.mean(dist.entropy())
     total = pg_loss + c.vf_coef * v_loss - c.ent_coef * entropy
     approx_kl = jnp.mean(batch.log_prob - log_prob)
-    return total, {"loss/policy": pg_loss, "loss/value": v_loss, "loss/entropy": entropy,
-                   "loss/approx_kl": approx_kl, "loss/clip_frac": clip_frac}
+    info = {"loss/policy": pg_loss, "loss/value": v_loss, "loss/entropy": entropy,
+            "loss/approx_kl": approx_kl, "loss/clip_frac": clip_frac}
+    if demos is not None:
+      demo_lp = self.distribution(params["policy"], obs_norm, demos.feats).log_prob(demos.action)
+      h_loss, h_clip = bc.clipped_bc_loss(demo_lp, demos.old_log_prob, c.hindsight_clip, demos.mask)
+      total = total + c.hindsight_coef * h_loss
+      info.update({"loss/hindsight": h_loss, "hindsight/clip_frac": h_clip,
+                   "hindsight/demo_frac": jnp.mean(demos.mask)})
+    return total, info
 
   def train_step(self, ts: TrainState):
     """One PPO update: rollout, normaliser updates, GAE, epochs x minibatches. -> (ts, metrics)."""
@@ -298,6 +349,8 @@ class PPO:
       values = self.value(ts.params["value"], obs_norm, traj.feats)
       core = ts.core
     traj = traj.replace(value=values)
+    demos = (self.hindsight_demos(ts.params, obs_norm, traj, jax.random.fold_in(k_upd, 1))
+             if c.hindsight else None)
     adv, returns = gae(reward, values, next_values, traj.done, traj.truncation, c.gamma, c.gae_lambda)
 
     grad_fn = jax.grad(self.loss, has_aux=True)
@@ -314,7 +367,8 @@ class PPO:
       def split_env(x):  # [N, ...] -> [num_minibatches, N / num_minibatches, ...]
         return jnp.take(x, perm, axis=0).reshape((c.num_minibatches, mb) + x.shape[1:])
 
-      batches = jax.tree.map(split, (traj, adv, returns)) + (jax.tree.map(split_env, ts.core),)
+      batches = (jax.tree.map(split, (traj, adv, returns)) + (jax.tree.map(split_env, ts.core),)
+                 + (jax.tree.map(split, demos),))
 
       def minibatch(carry, b):
         params, opt_state = carry

@@ -145,6 +145,8 @@ class AutoReset(Wrapper):
     state = self.env.reset(rng)
     info = {**state.info, "autoreset_key": jax.vmap(lambda k: jax.random.fold_in(k, 1))(env_keys),
             "final_obs": state.obs}
+    if "goal_obs" in info:
+      info["final_goal_obs"] = info["goal_obs"]
     if "truncation" not in info:
       info["truncation"] = jnp.zeros(state.done.shape)
     return state.replace(info=info)
@@ -175,6 +177,8 @@ class AutoReset(Wrapper):
     out = jax.lax.cond(jnp.any(done), do_reset, no_reset, stepped)
     # Bookkeeping of the step that just finished survives the reset.
     info = {**out.info, "final_obs": stepped.obs}
+    if "goal_obs" in stepped.info:  # the goal dict behind a flattened final_obs (achieved goal for HER)
+      info["final_goal_obs"] = stepped.info["goal_obs"]
     for k in ("truncation", "diverged", "steps_done"):
       if k in stepped.info:
         info[k] = stepped.info[k]

@@ -1,0 +1,13 @@
+"""PPO with the hindsight term (on-policy HER) on FetchPush: configs/ppo_fetch_push.py plus the switch,
+so the two differ only in it. See BENCHMARKS.md for the comparison with PPO and DDPG+HER."""
+import copy
+import os
+import runpy
+
+_PPO = runpy.run_path(os.path.join(os.path.dirname(__file__), "ppo_fetch_push.py"))
+
+
+def get_config():
+  cfg = copy.deepcopy(_PPO["get_config"]())
+  cfg["agent"].update(hindsight=True, hindsight_coef=0.5, hindsight_clip=0.2)
+  return cfg
