@@ -2,7 +2,7 @@
 
 An experiment config is a nested dict with three sections:
   env:   {"name": registered env name, ...any key of mjx_envs.default_config(name)}
-  agent: {"algo": "ppo" or "ddpg_her", ...any field of that algorithm's config dataclass}
+  agent: {"algo": "ppo", "ddpg_her" or "asp", ...any field of that algorithm's config dataclass}
   run:   {"seed", "eval_every", "num_eval_envs", ...host-loop settings, see RUN_DEFAULTS}
 `resolve` fills every section with its defaults, so the resolved dict lists every valid key and
 `set_dotted` can refuse unknown ones by name.
@@ -21,6 +21,7 @@ import jax
 
 import mjx_envs
 from agents import ddpg as ddpg_lib
+from agents import selfplay as asp_lib
 from agents import ppo as ppo_lib
 
 RUN_DEFAULTS = {
@@ -32,7 +33,8 @@ RUN_DEFAULTS = {
 }
 
 ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
-         "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train)}
+         "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train),
+         "asp": (asp_lib.ASPConfig, asp_lib.make_train)}
 
 
 def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:

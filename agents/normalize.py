@@ -38,9 +38,10 @@ def init(feats_example) -> rs.RunningStatisticsState:
                                     _stat_part(feats_example)))
 
 
-def update(state: rs.RunningStatisticsState, feats_batch) -> rs.RunningStatisticsState:
-  """Folds a batch of features (any leading dims) into the statistics."""
-  return rs.update(state, _stat_part(feats_batch))
+def update(state: rs.RunningStatisticsState, feats_batch, weights=None) -> rs.RunningStatisticsState:
+  """Folds a batch of features (any leading dims) into the statistics; `weights` (the leading dims,
+  0/1) leaves entries out."""
+  return rs.update(state, _stat_part(feats_batch), weights=weights)
 
 
 def normalize(state: rs.RunningStatisticsState, feats, clip: float = 5.0):

@@ -140,19 +140,27 @@ def gae(rewards, values, next_values, dones, truncations, gamma: float, lam: flo
   return adv, adv + values
 
 
-def clipped_surrogate(log_prob, old_log_prob, advantages, clip_eps: float):
-  """PPO's clipped policy loss (to minimise) and the fraction of clipped ratios."""
+def masked_mean(x, mask=None):
+  """mean(x), or the mean over entries where mask is 1 (0 when the mask is empty)."""
+  if mask is None:
+    return jnp.mean(x)
+  return jnp.sum(x * mask) / jnp.maximum(jnp.sum(mask), 1.0)
+
+
+def clipped_surrogate(log_prob, old_log_prob, advantages, clip_eps: float, mask=None):
+  """PPO's clipped policy loss (to minimise) and the fraction of clipped ratios (over `mask`)."""
   ratio = jnp.exp(log_prob - old_log_prob)
-  loss = -jnp.mean(jnp.minimum(ratio * advantages, jnp.clip(ratio, 1 - clip_eps, 1 + clip_eps) * advantages))
-  clip_frac = jnp.mean((jnp.abs(ratio - 1.0) > clip_eps).astype(jnp.float32))
+  loss = -masked_mean(jnp.minimum(ratio * advantages,
+                                  jnp.clip(ratio, 1 - clip_eps, 1 + clip_eps) * advantages), mask)
+  clip_frac = masked_mean((jnp.abs(ratio - 1.0) > clip_eps).astype(jnp.float32), mask)
   return loss, clip_frac
 
 
-def value_loss(values, old_values, returns, vf_clip: float | None):
+def value_loss(values, old_values, returns, vf_clip: float | None, mask=None):
   if vf_clip is None:
-    return 0.5 * jnp.mean((values - returns) ** 2)
+    return 0.5 * masked_mean((values - returns) ** 2, mask)
   clipped = old_values + jnp.clip(values - old_values, -vf_clip, vf_clip)
-  return 0.5 * jnp.mean(jnp.maximum((values - returns) ** 2, (clipped - returns) ** 2))
+  return 0.5 * masked_mean(jnp.maximum((values - returns) ** 2, (clipped - returns) ** 2), mask)
 
 
 class PPO:

@@ -17,6 +17,7 @@ small state machine (array selects only, no Python control flow) runs the game:
 
 Rewards (Table 1) arrive in `info`:
   bob_reward    on Bob's steps: the block world's +1/-1 per object and +5 on success.
+  goal_finished / goal_failed  1 on the step a goal's outcome is known / and Bob lost it.
   alice_reward  1 + (5 if Bob failed or was skipped) + (-3 if out of zone), on the step the outcome is
                 known (Bob's last step, or Alice's own last step when Bob is skipped); 0 for an invalid
                 goal. A learner credits it to the last step of Alice's turn (`agents.selfplay`).
@@ -110,7 +111,8 @@ class BlocksSelfPlay(Env):
             "turn_start": start, "goal": start, "out_of_zone": jnp.zeros((), bool),
             "alice_reward": zero, "bob_reward": zero, "acted": izero - 1,
             "alice_turn_end": zero, "bob_turn_end": zero, "goal_valid": zero, "goal_invalid": zero,
-            "bob_success": zero, "goal_index": izero, "goal_distance": zero}
+            "bob_success": zero, "goal_index": izero, "goal_distance": zero, "goal_finished": zero,
+            "goal_failed": zero}
     metrics = {"bad_action": zero, "diverged": zero}
     return State({"alice": alice, "bob": bob}, self._obs(alice, bob), zero, zero, metrics, info)
 
@@ -161,6 +163,7 @@ class BlocksSelfPlay(Env):
         "alice_turn_end": a_end.astype(jnp.float32), "bob_turn_end": b_end.astype(jnp.float32),
         "goal_valid": (a_end & valid).astype(jnp.float32), "goal_invalid": invalid.astype(jnp.float32),
         "bob_success": b_success.astype(jnp.float32) * b_end, "goal_index": i["goals"],
+        "goal_finished": finished.astype(jnp.float32), "goal_failed": bob_lost.astype(jnp.float32),
         "goal_distance": jnp.where(a_end, jnp.max(jnp.linalg.norm(
             (goal_now - i["turn_start"])[: self.num_objects, :3], axis=-1)), 0.0),
     }

@@ -1,0 +1,409 @@
+"""Asymmetric self-play (Alice sets goals, Bob reaches them) with Alice Behavioral Cloning, as one
+compiled training step (SPEC section 1).
+
+`train_step(ts) -> (ts, metrics)`:
+  1. plays `num_envs` whole games of `mjx_envs` `BlocksSelfPlay` (a scan over the game length);
+     each game draws, with the game-level probabilities that make `past_opponent_prob` of each agent's
+     training games face a past opponent, a past Bob (for Alice) or a past Alice (for Bob) from the
+     snapshot pool kept in the train state;
+  2. builds Alice's PPO batch (her steps; her reward is credited to the last step of the turn that set
+     the goal) and Bob's (his steps; every turn is an episode);
+  3. builds the ABC demonstrations: Alice's steps of goals Bob failed (or, without the filter, of every
+     valid goal), relabelled with the goal her turn produced, scored by Bob's behaviour policy;
+  4. runs `update_epochs` x `num_minibatches` updates of both agents:
+     L_Alice = L_PPO, L_Bob = L_PPO + abc_coef * L_abc (agents.bc.clipped_bc_loss, the function PPO's
+     hindsight term also uses);
+  5. every `pool_every` steps snapshots both policies into the pool.
+
+Ablations: `abc=False` (no ABC), `abc_clip=None` (no ABC clipping), `demo_filter=False`, and a single
+goal per game through the env's `max_goals=1`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+from brax.training.acme import running_statistics as rs
+from flax import struct
+import jax
+import jax.numpy as jnp
+import optax
+
+from agents import bc, episodes, holdout
+from agents import distributions as D
+from agents import normalize as N
+from agents.networks import PolicyNet, ValueNet
+from agents.ppo import clipped_surrogate, masked_mean, value_loss
+from mjx_envs import wrappers
+from mjx_envs.blocks import selfplay as game
+
+AGENTS = ("alice", "bob")
+_GOAL_KEYS = ("achieved_goal", "desired_goal")
+
+
+@dataclasses.dataclass(frozen=True)
+class ASPConfig(episodes.StepBudget):
+  num_envs: int = 64                 # games per train step
+  unroll_length: int = 0             # set by make_train to the game length
+  total_env_steps: int = 20_000_000
+  num_minibatches: int = 4
+  update_epochs: int = 3             # "sample reuse" of Table 2
+  learning_rate: float = 3e-4
+  gamma: float = 0.998
+  gae_lambda: float = 0.95
+  clip_eps: float = 0.2
+  vf_coef: float = 1.0
+  ent_coef: float = 0.01
+  max_grad_norm: float = 0.5
+  obs_clip: float = 5.0
+  hidden: Sequence[int] = (256, 256)
+  abc: bool = True
+  abc_coef: float = 0.5
+  abc_clip: float | None = 0.2       # None: the no-clipping ablation
+  demo_filter: bool = True           # False: every valid Alice goal is a demonstration
+  past_opponent_prob: float = 0.2    # of each agent's training games
+  pool_size: int = 8
+  pool_every: int = 10               # train steps between snapshots
+  holdout_tasks: Sequence[str] = holdout.DEFAULT_TASKS
+  holdout_max_goals: int = 5
+  num_eval_envs: int = 32            # holdout episodes per task
+
+  def __post_init__(self):
+    if self.num_envs % self.num_minibatches:
+      raise ValueError(f"num_envs ({self.num_envs}) must be divisible by num_minibatches ({self.num_minibatches})")
+    if not 0.0 <= self.past_opponent_prob < 1.0:
+      raise ValueError(f"past_opponent_prob must be in [0, 1), got {self.past_opponent_prob}")
+    for t in self.holdout_tasks:
+      holdout.parse_task(t)
+
+  @property
+  def game_past_prob(self) -> float:
+    """P(a game uses a past Alice) = P(past Bob) = q / (1 + q): then among the games where an agent is
+    current (and learns), a fraction q faces a past opponent."""
+    q = self.past_opponent_prob
+    return q / (1.0 + q)
+
+
+@struct.dataclass
+class AgentState:
+  params: Any            # {"policy", "value"}
+  opt_state: Any
+  obs_norm: rs.RunningStatisticsState
+
+
+@struct.dataclass
+class TrainState:
+  agents: Any            # {"alice": AgentState, "bob": AgentState}
+  pool: Any              # {"alice"/"bob": {"policy": params, "obs_norm": ...}}, leaves [pool_size, ...]
+  pool_count: jax.Array  # snapshots taken (int32)
+  key: jax.Array
+  updates: jax.Array
+
+  @property
+  def params(self):
+    return {a: self.agents[a].params for a in AGENTS}
+
+  @property
+  def obs_norm(self):
+    return {a: self.agents[a].obs_norm for a in AGENTS}
+
+
+def alice_view(obs):
+  """Alice sees no goal."""
+  return {k: v for k, v in obs.items() if k not in _GOAL_KEYS + ("observation",)}
+
+
+def masked_gae(rewards, values, mask, terminal, gamma: float, lam: float):
+  """GAE over one agent's own steps in an interleaved [T, N] timeline.
+
+  mask[t] = 1 on the agent's steps. Rewards on other steps are credited to the agent's previous step
+  (so Alice's reward, known when Bob's turn ends, lands on the last step of her turn). terminal[t] = 1
+  ends the agent's episode after its step t (no bootstrap); the timeline's end is terminal too.
+  Returns (advantages, returns), 0 off the mask.
+  """
+
+  def body(carry, x):
+    next_v, next_adv, pending = carry
+    r, v, m, term = x
+    keep = 1.0 - term
+    delta = r + pending + gamma * keep * next_v - v
+    adv = delta + gamma * lam * keep * next_adv
+    on = m > 0
+    carry = (jnp.where(on, v, next_v), jnp.where(on, adv, next_adv), jnp.where(on, 0.0, pending + r))
+    return carry, jnp.where(on, adv, 0.0)
+
+  zero = jnp.zeros_like(rewards[0])
+  _, adv = jax.lax.scan(body, (zero, zero, zero), (rewards, values, mask, terminal), reverse=True)
+  return adv, jnp.where(mask > 0, adv + values, 0.0)
+
+
+def next_outcome(finished, failed, goal):
+  """For every step, the outcome of the next goal to finish at or after it (reverse scan over [T, N]):
+  (has_next [T, N], failed [T, N], goal [T, N, ...])."""
+
+  def body(carry, x):
+    f, fl, g = x
+    carry = jax.tree.map(lambda new, old: jnp.where(f.reshape(f.shape + (1,) * (new.ndim - 1)) > 0, new, old),
+                         (jnp.ones_like(f), fl, g), carry)
+    return carry, carry
+
+  init = (jnp.zeros_like(finished[0]), jnp.zeros_like(failed[0]), jnp.zeros_like(goal[0]))
+  _, out = jax.lax.scan(body, init, (finished, failed, goal), reverse=True)
+  return out
+
+
+class AsymmetricSelfPlay:
+  """The compiled pieces of one self-play setup (see the module docstring)."""
+
+  env_axis_fields = ()
+
+  def __init__(self, env: game.BlocksSelfPlay, config: ASPConfig):
+    if not isinstance(env, game.BlocksSelfPlay):
+      raise ValueError(f"asymmetric self-play needs the BlocksSelfPlay env, got {type(env).__name__}")
+    self.config = c = dataclasses.replace(config, unroll_length=env.episode_length)
+    self.raw_env = env
+    self.env = wrappers.Batch(env, c.num_envs)
+    bins = env.config["action_bins"]
+    if not bins:
+      raise ValueError("asymmetric self-play uses the binned action space; set env.action_bins (11)")
+    self.policy_net = PolicyNet(env.action_size, tuple(c.hidden), bins)
+    self.value_net = ValueNet(tuple(c.hidden))
+    self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.learning_rate))
+    self.holdout_world = dict(env.world.config, action_bins=bins)
+
+  # --- features and heads ------------------------------------------------------------------------
+  def features(self, agent: str, obs):
+    return N.features(alice_view(obs) if agent == "alice" else obs)
+
+  def _normed(self, norm, feats):
+    return N.normalize(norm, feats, self.config.obs_clip)
+
+  def dist(self, policy_params, norm, feats):
+    return D.MultiCategorical(self.policy_net.apply(policy_params, self._normed(norm, feats))[0])
+
+  def value(self, value_params, norm, feats):
+    return self.value_net.apply(value_params, self._normed(norm, feats))[0]
+
+  # --- init --------------------------------------------------------------------------------------
+  def init(self, key) -> TrainState:
+    k_obs, key = jax.random.split(key)
+    obs = jax.eval_shape(self.raw_env.reset, k_obs).obs
+    agents, pool = {}, {}
+    for i, a in enumerate(AGENTS):
+      one = self.features(a, jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), obs[a]))
+      kp, kv = jax.random.split(jax.random.fold_in(key, i))
+      params = {"policy": self.policy_net.init(kp, one), "value": self.value_net.init(kv, one)}
+      agents[a] = AgentState(params, self.optimizer.init(params), N.init(one))
+      snap = {"policy": params["policy"], "obs_norm": agents[a].obs_norm}
+      pool[a] = jax.tree.map(lambda x: jnp.broadcast_to(x, (self.config.pool_size,) + jnp.shape(x)), snap)
+    return TrainState(agents, pool, jnp.ones((), jnp.int32), jax.random.fold_in(key, 7),
+                      jnp.zeros((), jnp.int32))
+
+  # --- opponents ---------------------------------------------------------------------------------
+  def draw_opponents(self, ts: TrainState, key):
+    """Per game: (past_alice [G] bool, past_bob [G] bool, pool index for each [G])."""
+    G = self.config.num_envs
+    p = self.config.game_past_prob
+    k_u, k_a, k_b = jax.random.split(key, 3)
+    u = jax.random.uniform(k_u, (G,))
+    filled = jnp.minimum(ts.pool_count, self.config.pool_size)
+    return (u < p, (u >= p) & (u < 2 * p), jax.random.randint(k_a, (G,), 0, filled),
+            jax.random.randint(k_b, (G,), 0, filled))
+
+  def _act(self, ts, agent, past, idx, feats, key):
+    """Actions [G, 6] of the current agent, or of its pool snapshot where `past`."""
+    cur = self.dist(ts.agents[agent].params["policy"], ts.agents[agent].obs_norm, feats)
+    snap = jax.tree.map(lambda x: x[idx], ts.pool[agent])
+    old = jax.vmap(lambda s, f: self.dist(s["policy"], s["obs_norm"], f))(snap, feats)
+    logits = jnp.where(past[:, None, None], old.logits, cur.logits)
+    action = D.MultiCategorical(logits).sample(key)
+    return action, cur.log_prob(action)
+
+  # --- rollout -----------------------------------------------------------------------------------
+  def play(self, ts: TrainState, key):
+    """Whole games -> (trajectory dict of [T, G, ...], opponents)."""
+    k_reset, k_opp, k_run = jax.random.split(key, 3)
+    opp = self.draw_opponents(ts, k_opp)
+    past_alice, past_bob, idx_a, idx_b = opp
+    state = self.env.reset(k_reset)
+
+    def body(state, k):
+      ka, kb = jax.random.split(k)
+      fa = self.features("alice", state.obs["alice"])
+      fb = self.features("bob", state.obs["bob"])
+      act_a, lp_a = self._act(ts, "alice", past_alice, idx_a, fa, ka)
+      act_b, lp_b = self._act(ts, "bob", past_bob, idx_b, fb, kb)
+      phase = state.info["phase"]
+      nxt = self.env.step(state, jnp.where((phase == game.BOB)[:, None], act_b, act_a))
+      i = nxt.info
+      step = {"fa": fa, "fb": fb, "alice_ag": state.obs["alice"]["achieved_goal"],
+              "act_a": act_a, "act_b": act_b, "lp_a": lp_a, "lp_b": lp_b,
+              **{k: i[k] for k in ("acted", "alice_reward", "bob_reward", "bob_turn_end", "alice_turn_end",
+                                   "goal_valid", "goal_invalid", "bob_success", "goal_index",
+                                   "goal_distance", "goal_finished", "goal_failed", "goal")},
+              "ooz": i["out_of_zone"] * i["goal_valid"], "bad_action": nxt.metrics["bad_action"],
+              "diverged": nxt.metrics["diverged"]}
+      return nxt, step
+
+    _, traj = jax.lax.scan(body, state, jax.random.split(k_run, self.config.unroll_length))
+    return traj, opp
+
+  # --- batches -----------------------------------------------------------------------------------
+  def batches(self, ts: TrainState, traj, opp):
+    """Normaliser updates, GAE for both agents and the ABC demonstrations."""
+    c = self.config
+    past_alice, past_bob, _, _ = opp
+    mask = {"alice": ((traj["acted"] == game.ALICE) & ~past_alice[None]).astype(jnp.float32),
+            "bob": ((traj["acted"] == game.BOB) & ~past_bob[None]).astype(jnp.float32)}
+    feats = {"alice": traj["fa"], "bob": traj["fb"]}
+    norms = {a: N.update(ts.agents[a].obs_norm, feats[a], weights=mask[a]) for a in AGENTS}
+    values = {a: self.value(ts.agents[a].params["value"], norms[a], feats[a]) for a in AGENTS}
+    adv_a, ret_a = masked_gae(traj["alice_reward"], values["alice"], mask["alice"],
+                              jnp.zeros_like(mask["alice"]), c.gamma, c.gae_lambda)
+    adv_b, ret_b = masked_gae(traj["bob_reward"], values["bob"], mask["bob"], traj["bob_turn_end"],
+                              c.gamma, c.gae_lambda)
+    # ABC: Alice's steps, relabelled with the goal her turn set, if Bob failed it (or always, unfiltered).
+    has_next, failed, goal = next_outcome(traj["goal_finished"], traj["goal_failed"], traj["goal"])
+    keep = failed if c.demo_filter else jnp.ones_like(failed)
+    demo_mask = (traj["acted"] == game.ALICE) * has_next * keep
+    demo_obs = {**traj["fa"], "achieved_goal": traj["alice_ag"], "desired_goal": goal}
+    demo_feats = N.features(demo_obs)
+    demo_old = self.dist(ts.agents["bob"].params["policy"], norms["bob"], demo_feats).log_prob(traj["act_a"])
+    data = {
+        "alice": {"feats": feats["alice"], "action": traj["act_a"], "old_lp": traj["lp_a"],
+                  "adv": adv_a, "ret": ret_a, "old_v": values["alice"], "mask": mask["alice"]},
+        "bob": {"feats": feats["bob"], "action": traj["act_b"], "old_lp": traj["lp_b"],
+                "adv": adv_b, "ret": ret_b, "old_v": values["bob"], "mask": mask["bob"]},
+        "demo": {"feats": demo_feats, "action": traj["act_a"], "old_lp": jax.lax.stop_gradient(demo_old),
+                 "mask": demo_mask.astype(jnp.float32)},
+    }
+    return data, norms
+
+  # --- losses ------------------------------------------------------------------------------------
+  def agent_loss(self, params, norm, d):
+    c = self.config
+    dist = self.dist(params["policy"], norm, d["feats"])
+    lp = dist.log_prob(d["action"])
+    m = d["mask"]
+    mean = masked_mean(d["adv"], m)
+    std = jnp.sqrt(masked_mean((d["adv"] - mean) ** 2, m))
+    adv = (d["adv"] - mean) / (std + 1e-8)
+    pg, clip_frac = clipped_surrogate(lp, d["old_lp"], adv, c.clip_eps, m)
+    v = value_loss(self.value(params["value"], norm, d["feats"]), d["old_v"], d["ret"], None, m)
+    ent = masked_mean(dist.entropy(), m)
+    return pg + c.vf_coef * v - c.ent_coef * ent, {"policy": pg, "value": v, "entropy": ent,
+                                                     "clip_frac": clip_frac}
+
+  def abc_loss(self, bob_params, norm, demo):
+    c = self.config
+    lp = self.dist(bob_params["policy"], norm, demo["feats"]).log_prob(demo["action"])
+    eps = jnp.inf if c.abc_clip is None else c.abc_clip
+    return bc.clipped_bc_loss(lp, demo["old_lp"], eps, demo["mask"])
+
+  def loss(self, params, norms, data):
+    c = self.config
+    la, ia = self.agent_loss(params["alice"], norms["alice"], data["alice"])
+    lb, ib = self.agent_loss(params["bob"], norms["bob"], data["bob"])
+    l_abc, abc_clip = self.abc_loss(params["bob"], norms["bob"], data["demo"])
+    total = la + lb + (c.abc_coef * l_abc if c.abc else 0.0)
+    info = {**{f"loss/alice_{k}": v for k, v in ia.items()}, **{f"loss/bob_{k}": v for k, v in ib.items()},
+            "loss/abc": l_abc, "abc/clip_frac": abc_clip}
+    return total, info
+
+  # --- the train step ----------------------------------------------------------------------------
+  def train_step(self, ts: TrainState):
+    c = self.config
+    key, k_play, k_upd = jax.random.split(ts.key, 3)
+    traj, opp = self.play(ts, k_play)
+    data, norms = self.batches(ts, traj, opp)
+    grad_fn = jax.grad(self.loss, has_aux=True)
+    mb = c.num_envs // c.num_minibatches
+
+    def epoch(carry, k):
+      perm = jax.random.permutation(k, c.num_envs)
+
+      def split(x):  # [T, G, ...] -> [num_minibatches, T, G / num_minibatches, ...]
+        x = jnp.take(x, perm, axis=1)
+        return jnp.swapaxes(x.reshape((x.shape[0], c.num_minibatches, mb) + x.shape[2:]), 0, 1)
+
+      def minibatch(carry, b):
+        params, opt = carry
+        grads, info = grad_fn(params, norms, b)
+        new_p, new_o = {}, {}
+        for a in AGENTS:
+          upd, new_o[a] = self.optimizer.update(grads[a], opt[a], params[a])
+          new_p[a] = optax.apply_updates(params[a], upd)
+        return (new_p, new_o), info
+
+      return jax.lax.scan(minibatch, carry, jax.tree.map(split, data))
+
+    params0 = {a: ts.agents[a].params for a in AGENTS}
+    opt0 = {a: ts.agents[a].opt_state for a in AGENTS}
+    (params, opt), info = jax.lax.scan(epoch, (params0, opt0), jax.random.split(k_upd, c.update_epochs))
+    agents = {a: AgentState(params[a], opt[a], norms[a]) for a in AGENTS}
+
+    # Snapshot both policies into the pool every `pool_every` steps.
+    take = (ts.updates + 1) % c.pool_every == 0
+    slot = ts.pool_count % c.pool_size
+    pool = {}
+    for a in AGENTS:
+      snap = {"policy": params[a]["policy"], "obs_norm": norms[a]}
+      pool[a] = jax.tree.map(lambda p, s: jnp.where(take, p.at[slot].set(s), p), ts.pool[a], snap)
+    ts = ts.replace(agents=agents, pool=pool, pool_count=ts.pool_count + take.astype(jnp.int32), key=key,
+                    updates=ts.updates + 1)
+    metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics.update(self.game_metrics(traj, data, opp))
+    return ts, metrics
+
+  def game_metrics(self, traj, data, opp):
+    s = lambda x: jnp.sum(x)
+    goals_set = s(traj["goal_valid"]) + s(traj["goal_invalid"])
+    bob_turns = traj["bob_turn_end"]
+    out = {
+        "alice/valid_goal_rate": s(traj["goal_valid"]) / jnp.maximum(goals_set, 1.0),
+        "alice/out_of_zone_rate": s(traj["ooz"]) / jnp.maximum(s(traj["goal_valid"]), 1.0),
+        "alice/goal_distance": s(traj["goal_distance"] * traj["goal_valid"]) / jnp.maximum(
+            s(traj["goal_valid"]), 1.0),
+        "alice/reward_per_game": s(traj["alice_reward"]) / self.config.num_envs,
+        "bob/success_rate": s(traj["bob_success"]) / jnp.maximum(s(bob_turns), 1.0),
+        "abc/demos": s(data["demo"]["mask"]),
+        "opponents/past_alice_frac": jnp.mean(opp[0]), "opponents/past_bob_frac": jnp.mean(opp[1]),
+        "train/bad_actions": s(traj["bad_action"]), "train/physics_resets": s(traj["diverged"]),
+    }
+    for k in range(self.raw_env.max_goals):
+      at_k = bob_turns * (traj["goal_index"] == k)
+      out[f"bob/success_goal_{k + 1}"] = s(traj["bob_success"] * at_k) / jnp.maximum(s(at_k), 1.0)
+    # For train.py's progress line and episode-weighted averaging.
+    out.update({"train/episodes": jnp.asarray(float(self.config.num_envs)),
+                "train/success_rate": out["bob/success_rate"], "train/return": out["alice/reward_per_game"],
+                "train/episode_length": s(traj["acted"] >= 0) / self.config.num_envs})
+    return out
+
+  def train_many(self, ts: TrainState, num_updates: int):
+    ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
+    return ts, episodes.average_chunk(m)
+
+  def train(self, key):
+    return self.train_many(self.init(key), self.config.num_updates)
+
+  # --- policies and evaluation -------------------------------------------------------------------
+  def policy(self, params, obs_norm, deterministic: bool = True, agent: str = "bob"):
+    """act(obs, key) -> integer action bins, for Bob (goal obs) or Alice (her view of the world)."""
+
+    def act(obs, key):
+      d = self.dist(params[agent]["policy"], obs_norm[agent], self.features(agent, obs))
+      return d.mode() if deterministic else d.sample(key)
+
+    return act
+
+  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
+    """Bob's zero-shot holdout suite (agents.holdout)."""
+    c = self.config
+    return holdout.evaluate_suite(c.holdout_tasks, self.holdout_world, self.policy(params, obs_norm), key,
+                                  int(num_envs or c.num_eval_envs),
+                                  self.raw_env.config["bob_steps_per_object"], c.holdout_max_goals)
+
+
+def make_train(env, config: ASPConfig | None = None) -> AsymmetricSelfPlay:
+  return AsymmetricSelfPlay(env, config or ASPConfig())

@@ -1,0 +1,22 @@
+"""Asymmetric self-play sized for a 2-core CPU: short turns (Alice 10 steps, Bob 25 per object),
+2 goals per game, 32 games per step, holdout on 1-block push only. The same game and losses as
+asp_blocks, for smoke runs and the CPU figures in BENCHMARKS.md."""
+
+
+def get_config():
+  return {
+      "env": {"name": "BlocksSelfPlay", "num_objects": 1, "action_bins": 11, "alice_steps": 10,
+              "bob_steps_per_object": 25, "max_goals": 2},
+      "agent": {
+          "algo": "asp",
+          "num_envs": 32,
+          "num_minibatches": 2,
+          "update_epochs": 3,
+          "total_env_steps": 200_000,
+          "hidden": (64, 64),
+          "pool_every": 5,
+          "holdout_tasks": ("push-1",),
+          "holdout_max_goals": 2,
+      },
+      "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 16},
+  }
