@@ -1,0 +1,109 @@
+"""Self-play learner pieces: interleaved GAE with Alice's delayed reward, the demonstration filter, the
+ABC gradient, and the past-opponent fraction."""
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mjx_envs
+from agents import bc
+from agents import selfplay as asp
+
+
+def _masked_gae_reference(r, v, m, term, gamma, lam):
+  """Plain NumPy: collect the agent's own steps, credit other steps' rewards to the previous own step,
+  then ordinary GAE over that sub-sequence."""
+  T, N = r.shape
+  adv = np.zeros((T, N))
+  for n in range(N):
+    own = [t for t in range(T) if m[t, n]]
+    rew = {t: 0.0 for t in own}
+    for t in range(T):
+      prev = [s for s in own if s <= t]
+      if prev:
+        rew[prev[-1]] += r[t, n]
+    nxt_v, nxt_a = 0.0, 0.0
+    for t in reversed(own):
+      keep = 1.0 - term[t, n]
+      delta = rew[t] + gamma * keep * nxt_v - v[t, n]
+      a = delta + gamma * lam * keep * nxt_a
+      adv[t, n] = a
+      nxt_v, nxt_a = v[t, n], a
+  return adv
+
+
+def test_masked_gae_matches_reference_and_credits_alice_at_her_turn_end():
+  rng = np.random.default_rng(0)
+  T, N = 12, 3
+  m = rng.random((T, N)) < 0.5
+  r = rng.normal(size=(T, N))
+  v = rng.normal(size=(T, N))
+  term = (rng.random((T, N)) < 0.2) & m
+  adv, ret = asp.masked_gae(jnp.asarray(r), jnp.asarray(v), jnp.asarray(m, jnp.float32),
+                            jnp.asarray(term, jnp.float32), 0.9, 0.8)
+  np.testing.assert_allclose(adv, _masked_gae_reference(r, v, m, term, 0.9, 0.8), rtol=1e-5, atol=1e-5)
+  np.testing.assert_allclose(ret, np.where(m, np.asarray(adv) + v, 0.0), rtol=1e-5, atol=1e-6)
+  # Alice acts at steps 0-1, Bob at 2-4; her reward (6) is known at Bob's last step, 4.
+  r = jnp.zeros((6, 1)).at[4, 0].set(6.0)
+  mask = jnp.array([1, 1, 0, 0, 0, 0], jnp.float32)[:, None]
+  adv, _ = asp.masked_gae(r, jnp.zeros((6, 1)), mask, jnp.zeros((6, 1)), 1.0, 1.0)
+  np.testing.assert_allclose(adv[:, 0], [6, 6, 0, 0, 0, 0])
+
+
+def test_demonstrations_come_only_from_goals_bob_failed():
+  # One game: Alice turn (steps 0-1) -> goal A, Bob fails (2-3); Alice (4-5) -> goal B, Bob succeeds
+  # (6-7); Alice (8-9) -> an invalid goal, game over.
+  T = 10
+  finished = jnp.zeros((T, 1)).at[3, 0].set(1).at[7, 0].set(1)
+  failed = jnp.zeros((T, 1)).at[3, 0].set(1)
+  goal = jnp.zeros((T, 1, 2)).at[2:4, 0].set(1.0).at[6:8, 0].set(2.0)
+  has_next, fail, g = asp.next_outcome(finished, failed, goal)
+  acted = jnp.array([0, 0, 1, 1, 0, 0, 1, 1, 0, 0])[:, None]
+  demos = (acted == 0) * has_next * fail
+  np.testing.assert_array_equal(demos[:, 0], [1, 1, 0, 0, 0, 0, 0, 0, 0, 0])
+  np.testing.assert_array_equal(g[:2, 0, 0], [1.0, 1.0])      # relabelled with the goal Alice set
+  np.testing.assert_array_equal(g[4:6, 0, 0], [2.0, 2.0])
+  np.testing.assert_array_equal(has_next[8:, 0], [0, 0])      # an invalid goal never finishes
+  unfiltered = (acted == 0) * has_next
+  np.testing.assert_array_equal(unfiltered[:, 0], [1, 1, 0, 0, 1, 1, 0, 0, 0, 0])
+
+
+def test_abc_gradient_vanishes_above_one_plus_eps():
+  old = jnp.zeros(3)
+  for ratio, live in ((1.1, True), (1.25, False), (0.7, False)):
+    lp = jnp.full(3, np.log(ratio))
+    g = jax.grad(lambda x: bc.clipped_bc_loss(x, old, 0.2)[0])(lp)
+    assert bool(jnp.all(g != 0)) == live, ratio
+  # The no-clipping ablation keeps the gradient.
+  g = jax.grad(lambda x: bc.clipped_bc_loss(x, old, jnp.inf)[0])(jnp.full(3, np.log(1.25)))
+  assert bool(jnp.all(g < 0))
+
+
+@pytest.fixture(scope="module")
+def algo():
+  env = mjx_envs.make("BlocksSelfPlay", alice_steps=5, bob_steps_per_object=5, max_goals=2)
+  return asp.make_train(env, asp.ASPConfig(num_envs=60000, num_minibatches=1, holdout_tasks=("push-1",)))
+
+
+def test_past_opponent_fraction_is_twenty_percent(algo):
+  ts = types.SimpleNamespace(pool_count=jnp.array(3))
+  past_alice, past_bob, ia, ib = algo.draw_opponents(ts, jax.random.PRNGKey(0))
+  past_alice, past_bob = np.asarray(past_alice), np.asarray(past_bob)
+  assert not np.any(past_alice & past_bob)
+  # Among the games each agent learns from (where it is current), 20% face a past opponent.
+  np.testing.assert_allclose(past_bob[~past_alice].mean(), 0.2, atol=0.01)
+  np.testing.assert_allclose(past_alice[~past_bob].mean(), 0.2, atol=0.01)
+  assert set(np.asarray(ia).tolist()) == {0, 1, 2} and set(np.asarray(ib).tolist()) == {0, 1, 2}
+
+
+def test_bad_config_errors():
+  env = mjx_envs.make("BlocksSelfPlay")
+  with pytest.raises(ValueError, match="holdout task must look like"):
+    asp.ASPConfig(holdout_tasks=("juggle-1",))
+  with pytest.raises(ValueError, match="BlocksSelfPlay"):
+    asp.make_train(mjx_envs.make("BlocksPush"), asp.ASPConfig())
+  with pytest.raises(ValueError, match="binned action space"):
+    asp.make_train(mjx_envs.make("BlocksSelfPlay", action_bins=None), asp.ASPConfig())
+  assert env.episode_length == 5 * (100 + 200)
