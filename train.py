@@ -161,7 +161,7 @@ def run(cfg, name, run_dir, resume=False, progress=True):
   seed = rc["seed"]
   mesh = sharding.data_mesh(c.num_envs)
   init = jax.jit(algo.init, out_shardings=sharding.train_state_shardings(algo, mesh))
-  ckpt = Checkpointer(run_dir)
+  ckpt = Checkpointer(run_dir, max_to_keep=rc["keep_checkpoints"])
 
   t0 = time.time()
   if resume and ckpt.latest_step() is not None:

@@ -28,6 +28,7 @@ RUN_DEFAULTS = {
     "seed": 0,
     "eval_every": 10,          # train steps per host call; evaluation, logging, checkpoint after each
     "checkpoint_every": 1,     # in host calls
+    "keep_checkpoints": 3,     # the newest N are kept (self-play keeps more for its payoff matrix)
     "num_eval_envs": 128,
     "max_minutes": 0,          # >0: stop (checkpointed, resumable) once this much wall-clock has passed
 }

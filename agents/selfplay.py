@@ -221,10 +221,11 @@ class AsymmetricSelfPlay:
     return action, cur.log_prob(action)
 
   # --- rollout -----------------------------------------------------------------------------------
-  def play(self, ts: TrainState, key):
-    """Whole games -> (trajectory dict of [T, G, ...], opponents)."""
+  def play(self, ts: TrainState, key, opponents=None):
+    """Whole games -> (trajectory dict of [T, G, ...], opponents). `opponents` (see draw_opponents)
+    defaults to a fresh draw; pass all-False flags to play the current Alice against the current Bob."""
     k_reset, k_opp, k_run = jax.random.split(key, 3)
-    opp = self.draw_opponents(ts, k_opp)
+    opp = self.draw_opponents(ts, k_opp) if opponents is None else opponents
     past_alice, past_bob, idx_a, idx_b = opp
     state = self.env.reset(k_reset)
 

@@ -18,5 +18,5 @@ def get_config():
           "abc_coef": 0.5,
           "abc_clip": 0.2,
       },
-      "run": {"seed": 0, "eval_every": 5, "num_eval_envs": 32},
+      "run": {"seed": 0, "eval_every": 5, "num_eval_envs": 32, "keep_checkpoints": 10},
   }

@@ -18,5 +18,5 @@ def get_config():
           "holdout_tasks": ("push-1",),
           "holdout_max_goals": 2,
       },
-      "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 16},
+      "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 16, "keep_checkpoints": 10},
   }
