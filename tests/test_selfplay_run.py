@@ -1,0 +1,25 @@
+"""A short CPU self-play run through train.py: Alice's valid-goal rate rises, Bob gets ABC
+demonstrations from the goals he failed, every game metric is logged, and the holdout evaluation runs."""
+import json
+
+import numpy as np
+
+import train
+from agents import experiment
+
+
+def test_short_selfplay_run_alice_learns_to_set_valid_goals(tmp_path):
+  cfg = experiment.resolve(train.load_config("asp_blocks_cpu"))
+  cfg = experiment.set_dotted(cfg, "agent.total_env_steps=240000")
+  ts, row = train.run(cfg, "asp", str(tmp_path), progress=False)
+  rows = [json.loads(l) for l in open(tmp_path / "metrics.jsonl")]
+  assert len(rows) == 5 and rows[-1]["env_steps"] == 240000
+  for key in ("alice/valid_goal_rate", "alice/out_of_zone_rate", "bob/success_goal_1", "bob/success_goal_2",
+              "abc/demos", "loss/abc", "abc/clip_frac", "loss/bob_clip_frac", "alice/goal_distance",
+              "holdout/push-1", "eval/success_rate", "opponents/past_bob_frac"):
+    assert key in row, key
+  valid = [r["alice/valid_goal_rate"] for r in rows]
+  assert np.mean(valid[-2:]) > np.mean(valid[:2]) + 0.03, valid
+  assert all(r["abc/demos"] > 0 for r in rows)
+  assert all(r["loss/abc"] < 0 for r in rows)  # -E[clipped ratio] over real demonstrations
+  assert int(ts.pool_count) > 1                  # snapshots were taken into the opponent pool
