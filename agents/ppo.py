@@ -166,6 +166,8 @@ def value_loss(values, old_values, returns, vf_clip: float | None, mask=None):
 class PPO:
   """The compiled pieces of one PPO setup (see the module docstring)."""
 
+  env_axis_fields = ("env_state", "ret_acc", "core")  # TrainState fields split over devices
+
   def __init__(self, env, config: PPOConfig):
     self.config = c = config
     self.raw_env = env
@@ -420,8 +422,6 @@ class PPO:
   def policy(self, params, obs_norm, deterministic: bool = True):
     """See `make_policy`."""
     return make_policy(self, params, obs_norm, deterministic)
-
-  env_axis_fields = ("env_state", "ret_acc", "core")  # TrainState fields split over devices
 
 
 def make_train(env, config: PPOConfig | None = None) -> PPO:
