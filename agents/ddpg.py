@@ -48,6 +48,7 @@ class DDPGConfig(episodes.StepBudget):
   noise_eps: float = 0.2             # std of the Gaussian action noise
   action_l2: float = 1.0
   obs_clip: float = 5.0
+  obs_std_min: float = 1e-6          # floor of the normaliser std (baselines uses 1e-2; see BENCHMARKS.md)
   clip_target: bool = True           # clip critic targets to [-1/(1-gamma), 0] (sparse rewards)
   replay_strategy: str = "future"
   replay_k: float = 4.0              # future_p = 1 - 1/(1+k)
@@ -181,7 +182,7 @@ class DDPG:
     """Folds the new data into the statistics with HER-relabelled goals, as baselines does."""
     goals, _ = her.relabel_all(key, seg["next_ag"], seg["done"], seg["valid"], seg["goal"],
                                self.config.replay_strategy, self.p)
-    return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1))
+    return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1), std_min=self.config.obs_std_min)
 
   # --- learning ----------------------------------------------------------------------------------
   def sample(self, buf: replay.SegmentBuffer, key):

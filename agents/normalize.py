@@ -38,10 +38,12 @@ def init(feats_example) -> rs.RunningStatisticsState:
                                     _stat_part(feats_example)))
 
 
-def update(state: rs.RunningStatisticsState, feats_batch, weights=None) -> rs.RunningStatisticsState:
+def update(state: rs.RunningStatisticsState, feats_batch, weights=None,
+           std_min: float = 1e-6) -> rs.RunningStatisticsState:
   """Folds a batch of features (any leading dims) into the statistics; `weights` (the leading dims,
-  0/1) leaves entries out."""
-  return rs.update(state, _stat_part(feats_batch), weights=weights)
+  0/1) leaves entries out. `std_min` floors the standard deviation, so that near-constant features are
+  not blown up to +-clip noise (OpenAI baselines' HER uses 1e-2)."""
+  return rs.update(state, _stat_part(feats_batch), weights=weights, std_min_value=std_min)
 
 
 def normalize(state: rs.RunningStatisticsState, feats, clip: float = 5.0):

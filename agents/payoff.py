@@ -71,9 +71,13 @@ def main(argv=None):
   p.add_argument("--holdout", action="store_true", help="run Bob's holdout suite on the latest checkpoint")
   p.add_argument("--episodes", type=int, default=None, help="holdout episodes per task")
   p.add_argument("--seed", type=int, default=0)
+  p.add_argument("--checkpoints", type=int, nargs="*", default=None, help="steps to use (default: all)")
   args = p.parse_args(argv)
   algo, states = load_run(args.run_dir)
-  steps = sorted(states)
+  steps = sorted(states) if args.checkpoints is None else sorted(args.checkpoints)
+  missing = sorted(set(steps) - set(states))
+  if missing:
+    raise SystemExit(f"no checkpoint(s) {missing} in {args.run_dir}; available: {sorted(states)}")
   key = jax.random.PRNGKey(args.seed)
   if args.holdout:
     ts = states[steps[-1]]
