@@ -107,3 +107,66 @@ def test_bad_config_errors():
   with pytest.raises(ValueError, match="binned action space"):
     asp.make_train(mjx_envs.make("BlocksSelfPlay", action_bins=None), asp.ASPConfig())
   assert env.episode_length == 5 * (100 + 200)
+
+
+def _synthetic(algo, T=4, G=2):
+  """A hand-made game trajectory: Alice acts at steps 0-1, Bob at 2-3; game 0's goal is failed by Bob,
+  game 1's is solved."""
+  k = jax.random.split(jax.random.PRNGKey(0), 8)
+  fa = {"robot": jax.random.normal(k[0], (T, G, 17)), "objects": jax.random.normal(k[1], (T, G, 8, 17)),
+        "object_mask": jnp.zeros((T, G, 8)).at[..., 0].set(1.0)}
+  ag = jax.random.normal(k[2], (T, G, 8, 7))
+  goal = jax.random.normal(k[3], (T, G, 8, 7))
+  fb = algo.features("bob", {**fa, "achieved_goal": ag, "desired_goal": goal})
+  acted = jnp.array([0, 0, 1, 1])[:, None] * jnp.ones((1, G), jnp.int32)
+  end = jnp.zeros((T, G)).at[3].set(1.0)
+  return {"fa": fa, "fb": fb, "alice_ag": ag, "goal": goal, "acted": acted,
+          "act_a": jax.random.randint(k[4], (T, G, 6), 0, 11), "act_b": jax.random.randint(k[5], (T, G, 6), 0, 11),
+          "lp_a": jnp.zeros((T, G)), "lp_b": jnp.zeros((T, G)),
+          "alice_reward": end * jnp.array([6.0, 1.0]), "bob_reward": end * jnp.array([0.0, 6.0]),
+          "bob_turn_end": end, "goal_finished": end, "goal_failed": end * jnp.array([1.0, 0.0])}
+
+
+@pytest.fixture(scope="module")
+def small_env():
+  return mjx_envs.make("BlocksSelfPlay", alice_steps=2, bob_steps_per_object=2, max_goals=1)
+
+
+def _build(env, **kw):
+  algo = asp.make_train(env, asp.ASPConfig(num_envs=2, num_minibatches=1, hidden=(16,),
+                                           holdout_tasks=("push-1",), **kw))
+  return algo, algo.init(jax.random.PRNGKey(0))
+
+
+def test_ablation_flags_change_what_bob_learns_from(small_env):
+  no = jnp.zeros((2,), bool)
+  opp = (no, no, jnp.zeros((2,), jnp.int32), jnp.zeros((2,), jnp.int32))
+  algo, ts = _build(small_env)
+  traj = _synthetic(algo)
+  data, norms = algo.batches(ts, traj, opp)
+  # Filtered: only Alice's steps of game 0 (the goal Bob failed) are demonstrations.
+  np.testing.assert_array_equal(data["demo"]["mask"], [[1, 0], [1, 0], [0, 0], [0, 0]])
+  unfiltered, _ = _build(small_env, demo_filter=False)
+  d2, _ = unfiltered.batches(ts, traj, opp)
+  np.testing.assert_array_equal(d2["demo"]["mask"], [[1, 1], [1, 1], [0, 0], [0, 0]])
+  # Relabelled with the goal the turn produced, in Bob's input format.
+  np.testing.assert_allclose(data["demo"]["feats"]["objects"][0, 0, 0, 17:24], traj["goal"][3, 0, 0])
+
+  def bob_grad(a, demo_old):
+    d = {**data, "demo": {**data["demo"], "old_lp": demo_old}}
+    g, _ = jax.grad(a.loss, has_aux=True)(ts.params, norms, d)
+    return g["bob"]["policy"]
+
+  # Demonstrations whose ratio is far above 1 + eps: ABC's clip stops their gradient; without the clip
+  # (abc_clip=None) they pull; without ABC (abc=False) they never count.
+  high = data["demo"]["old_lp"] - 1.0
+  with_abc = bob_grad(algo, data["demo"]["old_lp"])
+  clipped = bob_grad(algo, high)
+  no_clip, _ = _build(small_env, abc_clip=None)
+  no_abc, _ = _build(small_env, abc=False)
+  ppo_only = bob_grad(no_abc, data["demo"]["old_lp"])
+  diff = lambda a, b: float(sum(jnp.abs(x - y).sum() for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b))))
+  assert diff(with_abc, ppo_only) > 0            # ABC adds a term at ratio 1
+  assert diff(clipped, ppo_only) < 1e-6           # ... which the clip removes above 1 + eps
+  assert diff(bob_grad(no_clip, high), ppo_only) > 0
+  assert diff(bob_grad(no_abc, high), ppo_only) < 1e-6
