@@ -2,12 +2,16 @@
 compiled training step (SPEC section 1).
 
 `train_step(ts) -> (ts, metrics)`:
-  1. plays `num_envs` whole games of `mjx_envs` `BlocksSelfPlay` (a scan over the game length);
-     each game draws, with the game-level probabilities that make `past_opponent_prob` of each agent's
-     training games face a past opponent, a past Bob (for Alice) or a past Alice (for Bob) from the
-     snapshot pool kept in the train state;
+  1. runs `num_envs` game slots of `mjx_envs` `BlocksSelfPlay` for `unroll_length` steps (a scan;
+     default: the longest game). A finished game is replaced at once by a fresh one, so no slot idles
+     after an early end (most early games end on Alice's first, invalid, goal). Each slot draws, with
+     the probabilities that make `past_opponent_prob` of each agent's training games face a past
+     opponent, a past Bob (for Alice) or a past Alice (for Bob) from the snapshot pool kept in the
+     train state;
   2. builds Alice's PPO batch (her steps; her reward is credited to the last step of the turn that set
-     the goal) and Bob's (his steps; every turn is an episode);
+     the goal; a game is her episode) and Bob's (his steps; every turn is an episode). Steps cut off by
+     the end of the unroll: Bob's last one bootstraps on its value; Alice's unfinished turn, whose
+     reward is not known yet, only lends its first value to her previous turn and is not trained on;
   3. builds the ABC demonstrations: Alice's steps of goals Bob failed (or, without the filter, of every
      valid goal), relabelled with the goal her turn produced, scored by Bob's behaviour policy;
   4. runs `update_epochs` x `num_minibatches` updates of both agents:
@@ -45,7 +49,7 @@ _GOAL_KEYS = ("achieved_goal", "desired_goal")
 @dataclasses.dataclass(frozen=True)
 class ASPConfig(episodes.StepBudget):
   num_envs: int = 64                 # games per train step
-  unroll_length: int = 0             # set by make_train to the game length
+  unroll_length: int = 0             # steps per slot per train step; 0: the longest game
   total_env_steps: int = 20_000_000
   num_minibatches: int = 4
   update_epochs: int = 3             # "sample reuse" of Table 2
@@ -114,42 +118,50 @@ def alice_view(obs):
   return {k: v for k, v in obs.items() if k not in _GOAL_KEYS + ("observation",)}
 
 
-def masked_gae(rewards, values, mask, terminal, gamma: float, lam: float):
+def masked_gae(rewards, values, mask, terminal, gamma: float, lam: float, truncated=None):
   """GAE over one agent's own steps in an interleaved [T, N] timeline.
 
   mask[t] = 1 on the agent's steps. Rewards on other steps are credited to the agent's previous step
   (so Alice's reward, known when Bob's turn ends, lands on the last step of her turn). terminal[t] = 1
-  ends the agent's episode after its step t (no bootstrap); the timeline's end is terminal too.
-  Returns (advantages, returns), 0 off the mask.
+  ends the agent's episode with step t (on its own steps or not): later rewards and values belong to
+  the next episode. truncated[t] = 1 on an own step whose outcome is unknown: it gets no advantage and
+  only lends its value to the previous own step as a bootstrap. The timeline's end is terminal.
+  Returns (advantages, returns), 0 off the mask and on truncated steps.
   """
+  truncated = jnp.zeros_like(mask) if truncated is None else truncated
 
   def body(carry, x):
-    next_v, next_adv, pending = carry
-    r, v, m, term = x
-    keep = 1.0 - term
-    delta = r + pending + gamma * keep * next_v - v
-    adv = delta + gamma * lam * keep * next_adv
+    r, v, m, term, tr = x
+    next_v, next_adv, pending = (c * (1.0 - term) for c in carry)
+    delta = r + pending + gamma * next_v - v
+    adv = delta + gamma * lam * next_adv
     on = m > 0
-    carry = (jnp.where(on, v, next_v), jnp.where(on, adv, next_adv), jnp.where(on, 0.0, pending + r))
-    return carry, jnp.where(on, adv, 0.0)
+    boot = on & (tr > 0)
+    carry = (jnp.where(on, v, next_v), jnp.where(boot, 0.0, jnp.where(on, adv, next_adv)),
+             jnp.where(on, 0.0, pending + r))
+    return carry, jnp.where(on & ~boot, adv, 0.0)
 
   zero = jnp.zeros_like(rewards[0])
-  _, adv = jax.lax.scan(body, (zero, zero, zero), (rewards, values, mask, terminal), reverse=True)
-  return adv, jnp.where(mask > 0, adv + values, 0.0)
+  _, adv = jax.lax.scan(body, (zero, zero, zero), (rewards, values, mask, terminal, truncated), reverse=True)
+  return adv, jnp.where((mask > 0) & (truncated <= 0), adv + values, 0.0)
 
 
-def next_outcome(finished, failed, goal):
-  """For every step, the outcome of the next goal to finish at or after it (reverse scan over [T, N]):
+def next_outcome(finished, failed, goal, reset=None):
+  """For every step, the outcome of the next goal to finish at or after it, within its game (reverse
+  scan over [T, N]; reset[t] = 1 where a game ended at step t, finished or not):
   (has_next [T, N], failed [T, N], goal [T, N, ...])."""
+  reset = jnp.zeros_like(finished) if reset is None else reset
 
   def body(carry, x):
-    f, fl, g = x
-    carry = jax.tree.map(lambda new, old: jnp.where(f.reshape(f.shape + (1,) * (new.ndim - 1)) > 0, new, old),
+    f, fl, g, rs = x
+    expand = lambda c, like: c.reshape(c.shape + (1,) * (like.ndim - c.ndim))
+    carry = jax.tree.map(lambda z, old: jnp.where(expand(rs, old) > 0, z, old), init, carry)
+    carry = jax.tree.map(lambda new, old: jnp.where(expand(f, old) > 0, new, old),
                          (jnp.ones_like(f), fl, g), carry)
     return carry, carry
 
   init = (jnp.zeros_like(finished[0]), jnp.zeros_like(failed[0]), jnp.zeros_like(goal[0]))
-  _, out = jax.lax.scan(body, init, (finished, failed, goal), reverse=True)
+  _, out = jax.lax.scan(body, init, (finished, failed, goal, reset), reverse=True)
   return out
 
 
@@ -161,9 +173,9 @@ class AsymmetricSelfPlay:
   def __init__(self, env: game.BlocksSelfPlay, config: ASPConfig):
     if not isinstance(env, game.BlocksSelfPlay):
       raise ValueError(f"asymmetric self-play needs the BlocksSelfPlay env, got {type(env).__name__}")
-    self.config = c = dataclasses.replace(config, unroll_length=env.episode_length)
+    self.config = c = dataclasses.replace(config, unroll_length=config.unroll_length or env.episode_length)
     self.raw_env = env
-    self.env = wrappers.Batch(env, c.num_envs)
+    self.env = wrappers.AutoReset(wrappers.Batch(env, c.num_envs), final_info=game.EVENTS)
     bins = env.config["action_bins"]
     if not bins:
       raise ValueError("asymmetric self-play uses the binned action space; set env.action_bins (11)")
@@ -222,7 +234,7 @@ class AsymmetricSelfPlay:
 
   # --- rollout -----------------------------------------------------------------------------------
   def play(self, ts: TrainState, key, opponents=None):
-    """Whole games -> (trajectory dict of [T, G, ...], opponents). `opponents` (see draw_opponents)
+    """`unroll_length` steps of every slot -> (trajectory dict of [T, G, ...], opponents). `opponents` (see draw_opponents)
     defaults to a fresh draw; pass all-False flags to play the current Alice against the current Bob."""
     k_reset, k_opp, k_run = jax.random.split(key, 3)
     opp = self.draw_opponents(ts, k_opp) if opponents is None else opponents
@@ -237,14 +249,12 @@ class AsymmetricSelfPlay:
       act_b, lp_b = self._act(ts, "bob", past_bob, idx_b, fb, kb)
       phase = state.info["phase"]
       nxt = self.env.step(state, jnp.where((phase == game.BOB)[:, None], act_b, act_a))
-      i = nxt.info
+      ev = nxt.info["final"]  # this step's events, kept through an auto-reset
       step = {"fa": fa, "fb": fb, "alice_ag": state.obs["alice"]["achieved_goal"],
               "act_a": act_a, "act_b": act_b, "lp_a": lp_a, "lp_b": lp_b,
-              **{k: i[k] for k in ("acted", "alice_reward", "bob_reward", "bob_turn_end", "alice_turn_end",
-                                   "goal_valid", "goal_invalid", "bob_success", "goal_index",
-                                   "goal_distance", "goal_finished", "goal_failed", "goal")},
-              "ooz": i["out_of_zone"] * i["goal_valid"], "bad_action": nxt.metrics["bad_action"],
-              "diverged": nxt.metrics["diverged"]}
+              **{k: ev[k] for k in game.EVENTS if k != "out_of_zone"},
+              "ooz": ev["out_of_zone"] * ev["goal_valid"], "game_over": nxt.done,
+              "bad_action": nxt.metrics["bad_action"], "diverged": nxt.metrics["diverged"]}
       return nxt, step
 
     _, traj = jax.lax.scan(body, state, jax.random.split(k_run, self.config.unroll_length))
@@ -255,17 +265,27 @@ class AsymmetricSelfPlay:
     """Normaliser updates, GAE for both agents and the ABC demonstrations."""
     c = self.config
     past_alice, past_bob, _, _ = opp
-    mask = {"alice": ((traj["acted"] == game.ALICE) & ~past_alice[None]).astype(jnp.float32),
-            "bob": ((traj["acted"] == game.BOB) & ~past_bob[None]).astype(jnp.float32)}
+    acted = traj["acted"]
+    over = traj["game_over"]
+    mask = {"alice": ((acted == game.ALICE) & ~past_alice[None]).astype(jnp.float32),
+            "bob": ((acted == game.BOB) & ~past_bob[None]).astype(jnp.float32)}
+    # Cut off by the unroll's end: Alice's steps with no goal outcome or game end at or after them, and
+    # Bob's last step unless it ended his turn.
+    closed = jax.lax.cummax(jnp.maximum(traj["goal_finished"], over), axis=0, reverse=True)
+    bob_term = jnp.maximum(traj["bob_turn_end"], over)
+    cut = {"alice": (acted == game.ALICE) & (closed <= 0),
+           "bob": jnp.zeros_like(over, bool).at[-1].set((acted[-1] == game.BOB) & (bob_term[-1] <= 0))}
+    cut = {a: v.astype(jnp.float32) for a, v in cut.items()}
     feats = {"alice": traj["fa"], "bob": traj["fb"]}
     norms = {a: N.update(ts.agents[a].obs_norm, feats[a], weights=mask[a]) for a in AGENTS}
     values = {a: self.value(ts.agents[a].params["value"], norms[a], feats[a]) for a in AGENTS}
-    adv_a, ret_a = masked_gae(traj["alice_reward"], values["alice"], mask["alice"],
-                              jnp.zeros_like(mask["alice"]), c.gamma, c.gae_lambda)
-    adv_b, ret_b = masked_gae(traj["bob_reward"], values["bob"], mask["bob"], traj["bob_turn_end"],
-                              c.gamma, c.gae_lambda)
+    adv_a, ret_a = masked_gae(traj["alice_reward"], values["alice"], mask["alice"], over, c.gamma,
+                              c.gae_lambda, cut["alice"])
+    adv_b, ret_b = masked_gae(traj["bob_reward"], values["bob"], mask["bob"], bob_term, c.gamma,
+                              c.gae_lambda, cut["bob"])
+    mask = {a: mask[a] * (1.0 - cut[a]) for a in AGENTS}
     # ABC: Alice's steps, relabelled with the goal her turn set, if Bob failed it (or always, unfiltered).
-    has_next, failed, goal = next_outcome(traj["goal_finished"], traj["goal_failed"], traj["goal"])
+    has_next, failed, goal = next_outcome(traj["goal_finished"], traj["goal_failed"], traj["goal"], over)
     keep = failed if c.demo_filter else jnp.ones_like(failed)
     demo_mask = (traj["acted"] == game.ALICE) * has_next * keep
     demo_obs = {**traj["fa"], "achieved_goal": traj["alice_ag"], "desired_goal": goal}
@@ -366,7 +386,7 @@ class AsymmetricSelfPlay:
         "alice/out_of_zone_rate": s(traj["ooz"]) / jnp.maximum(s(traj["goal_valid"]), 1.0),
         "alice/goal_distance": s(traj["goal_distance"] * traj["goal_valid"]) / jnp.maximum(
             s(traj["goal_valid"]), 1.0),
-        "alice/reward_per_game": s(traj["alice_reward"]) / self.config.num_envs,
+        "alice/reward_per_game": s(traj["alice_reward"]) / jnp.maximum(s(traj["game_over"]), 1.0),
         "bob/success_rate": s(traj["bob_success"]) / jnp.maximum(s(bob_turns), 1.0),
         "abc/demos": s(data["demo"]["mask"]),
         "opponents/past_alice_frac": jnp.mean(opp[0]), "opponents/past_bob_frac": jnp.mean(opp[1]),
@@ -376,9 +396,10 @@ class AsymmetricSelfPlay:
       at_k = bob_turns * (traj["goal_index"] == k)
       out[f"bob/success_goal_{k + 1}"] = s(traj["bob_success"] * at_k) / jnp.maximum(s(at_k), 1.0)
     # For train.py's progress line and episode-weighted averaging.
-    out.update({"train/episodes": jnp.asarray(float(self.config.num_envs)),
+    games = s(traj["game_over"])
+    out.update({"train/episodes": games,
                 "train/success_rate": out["bob/success_rate"], "train/return": out["alice/reward_per_game"],
-                "train/episode_length": s(traj["acted"] >= 0) / self.config.num_envs})
+                "train/episode_length": s(traj["acted"] >= 0) / jnp.maximum(games, 1.0)})
     return out
 
   def train_many(self, ts: TrainState, num_updates: int):

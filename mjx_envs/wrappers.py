@@ -20,7 +20,7 @@ and to `state.metrics`:
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -137,7 +137,14 @@ class AutoReset(Wrapper):
 
   The reset is computed only on steps where some env finished (a `lax.cond` on the batch), so
   synchronised fixed-length episodes pay for it once per episode.
+
+  `final_info` names info keys whose values on the finishing step a learner needs (events such as a
+  game's last reward): they are also kept in `info["final"]`, which the reset does not overwrite.
   """
+
+  def __init__(self, env: Env, final_info: Sequence[str] = ()):
+    super().__init__(env)
+    self.final_info = tuple(final_info)
 
   def reset(self, rng):
     rng = jnp.asarray(rng)
@@ -145,6 +152,8 @@ class AutoReset(Wrapper):
     state = self.env.reset(rng)
     info = {**state.info, "autoreset_key": jax.vmap(lambda k: jax.random.fold_in(k, 1))(env_keys),
             "final_obs": state.obs}
+    if self.final_info:
+      info["final"] = {k: state.info[k] for k in self.final_info}
     if "goal_obs" in info:
       info["final_goal_obs"] = info["goal_obs"]
     if "truncation" not in info:
@@ -177,11 +186,14 @@ class AutoReset(Wrapper):
     out = jax.lax.cond(jnp.any(done), do_reset, no_reset, stepped)
     # Bookkeeping of the step that just finished survives the reset.
     info = {**out.info, "final_obs": stepped.obs}
+    if self.final_info:
+      info["final"] = {k: stepped.info[k] for k in self.final_info}
     if "goal_obs" in stepped.info:  # the goal dict behind a flattened final_obs (achieved goal for HER)
       info["final_goal_obs"] = stepped.info["goal_obs"]
     for k in ("truncation", "diverged", "steps_done"):
       if k in stepped.info:
         info[k] = stepped.info[k]
+    info.setdefault("truncation", jnp.zeros(stepped.done.shape))  # for envs whose step drops it
     return out.replace(info=info)
 
 

@@ -41,6 +41,11 @@ from mjx_envs.core import ConfigError, Env, State
 
 ALICE, BOB, OVER = 0, 1, 2
 PLACEMENT_HEIGHT = 0.26
+# The info keys that describe what happened on a step (rather than the game's running state): a learner
+# reads them on every step, the game's last included (`wrappers.AutoReset(final_info=EVENTS)`).
+EVENTS = ("acted", "alice_reward", "bob_reward", "alice_turn_end", "bob_turn_end", "goal_valid",
+          "goal_invalid", "out_of_zone", "bob_success", "goal_index", "goal_distance", "goal_finished",
+          "goal_failed", "goal")
 OUT_OF_ZONE_PENALTY = -3.0
 
 

@@ -12,44 +12,66 @@ from agents import bc
 from agents import selfplay as asp
 
 
-def _masked_gae_reference(r, v, m, term, gamma, lam):
-  """Plain NumPy: collect the agent's own steps, credit other steps' rewards to the previous own step,
-  then ordinary GAE over that sub-sequence."""
+def _masked_gae_reference(r, v, m, term, trunc, gamma, lam):
+  """Plain NumPy: cut the timeline into episodes after every terminal step; in each, credit every
+  step's reward to the agent's latest own step at or before it, then run ordinary GAE over the own
+  steps, where a truncated step only serves as the bootstrap value of the one before it."""
   T, N = r.shape
   adv = np.zeros((T, N))
   for n in range(N):
-    own = [t for t in range(T) if m[t, n]]
-    rew = {t: 0.0 for t in own}
-    for t in range(T):
-      prev = [s for s in own if s <= t]
-      if prev:
-        rew[prev[-1]] += r[t, n]
-    nxt_v, nxt_a = 0.0, 0.0
-    for t in reversed(own):
-      keep = 1.0 - term[t, n]
-      delta = rew[t] + gamma * keep * nxt_v - v[t, n]
-      a = delta + gamma * lam * keep * nxt_a
-      adv[t, n] = a
-      nxt_v, nxt_a = v[t, n], a
+    ends = [t for t in range(T) if term[t, n]] + [T - 1]
+    start = 0
+    for end in ends:
+      seg = range(start, end + 1)
+      own = [t for t in seg if m[t, n]]
+      rew = {t: 0.0 for t in own}
+      for t in seg:
+        prev = [s for s in own if s <= t]
+        if prev:
+          rew[prev[-1]] += r[t, n]
+      nxt_v, nxt_a = 0.0, 0.0
+      for t in reversed(own):
+        if trunc[t, n]:
+          nxt_v, nxt_a = v[t, n], 0.0
+          continue
+        a = rew[t] + gamma * nxt_v - v[t, n] + gamma * lam * nxt_a
+        adv[t, n] = a
+        nxt_v, nxt_a = v[t, n], a
+      start = end + 1
   return adv
 
 
 def test_masked_gae_matches_reference_and_credits_alice_at_her_turn_end():
   rng = np.random.default_rng(0)
-  T, N = 12, 3
+  T, N = 16, 4
   m = rng.random((T, N)) < 0.5
   r = rng.normal(size=(T, N))
   v = rng.normal(size=(T, N))
-  term = (rng.random((T, N)) < 0.2) & m
-  adv, ret = asp.masked_gae(jnp.asarray(r), jnp.asarray(v), jnp.asarray(m, jnp.float32),
-                            jnp.asarray(term, jnp.float32), 0.9, 0.8)
-  np.testing.assert_allclose(adv, _masked_gae_reference(r, v, m, term, 0.9, 0.8), rtol=1e-5, atol=1e-5)
-  np.testing.assert_allclose(ret, np.where(m, np.asarray(adv) + v, 0.0), rtol=1e-5, atol=1e-6)
+  term = rng.random((T, N)) < 0.2          # on the agent's steps or on others' (a game ending on Bob's)
+  trunc = (rng.random((T, N)) < 0.15) & m
+  assert np.any(term & ~m) and np.any(trunc)
+  f = lambda x: jnp.asarray(x, jnp.float32)
+  adv, ret = asp.masked_gae(f(r), f(v), f(m), f(term), 0.9, 0.8, f(trunc))
+  ref = _masked_gae_reference(r, v, m, term, trunc, 0.9, 0.8)
+  np.testing.assert_allclose(adv, ref, rtol=1e-5, atol=1e-5)
+  np.testing.assert_allclose(ret, np.where(m & ~trunc, np.asarray(adv) + v, 0.0), rtol=1e-5, atol=1e-5)
   # Alice acts at steps 0-1, Bob at 2-4; her reward (6) is known at Bob's last step, 4.
   r = jnp.zeros((6, 1)).at[4, 0].set(6.0)
   mask = jnp.array([1, 1, 0, 0, 0, 0], jnp.float32)[:, None]
   adv, _ = asp.masked_gae(r, jnp.zeros((6, 1)), mask, jnp.zeros((6, 1)), 1.0, 1.0)
   np.testing.assert_allclose(adv[:, 0], [6, 6, 0, 0, 0, 0])
+  # Her game ends there (terminal on Bob's step 4): the next game's reward at step 5 is not hers.
+  r = r.at[5, 0].set(100.0)
+  mask = mask.at[5, 0].set(1.0)
+  adv, _ = asp.masked_gae(r, jnp.zeros((6, 1)), mask, jnp.zeros((6, 1)).at[4, 0].set(1.0), 1.0, 1.0)
+  np.testing.assert_allclose(adv[:, 0], [6, 6, 0, 0, 0, 100])
+  # An unfinished turn (steps 2-3, truncated) lends its first value (2.5) to step 1 and is not trained.
+  mask = jnp.array([1, 1, 1, 1, 0, 0], jnp.float32)[:, None]
+  v = jnp.array([0.0, 0.0, 2.5, 7.0, 0.0, 0.0])[:, None]
+  cut = jnp.array([0, 0, 1, 1, 0, 0], jnp.float32)[:, None]
+  adv, ret = asp.masked_gae(jnp.zeros((6, 1)), v, mask, jnp.zeros((6, 1)), 1.0, 1.0, cut)
+  np.testing.assert_allclose(adv[:, 0], [2.5, 2.5, 0, 0, 0, 0])
+  np.testing.assert_allclose(ret[:, 0], [2.5, 2.5, 0, 0, 0, 0])
 
 
 def test_demonstrations_come_only_from_goals_bob_failed():
@@ -68,6 +90,17 @@ def test_demonstrations_come_only_from_goals_bob_failed():
   np.testing.assert_array_equal(has_next[8:, 0], [0, 0])      # an invalid goal never finishes
   unfiltered = (acted == 0) * has_next
   np.testing.assert_array_equal(unfiltered[:, 0], [1, 1, 0, 0, 1, 1, 0, 0, 0, 0])
+  # Auto-reset: a second game follows in the same slot (steps 10-13: Alice, then Bob fails). The first
+  # game's invalid goal (game over at step 9) must not take the second game's outcome.
+  pad = lambda x, tail: jnp.concatenate([x, tail], 0)
+  finished2 = pad(finished, jnp.zeros((4, 1)).at[3, 0].set(1))
+  failed2 = pad(failed, jnp.zeros((4, 1)).at[3, 0].set(1))
+  goal2 = pad(goal, jnp.full((4, 1, 2), 3.0))
+  over = jnp.zeros((14, 1)).at[9, 0].set(1).at[13, 0].set(1)
+  has_next, fail, g = asp.next_outcome(finished2, failed2, goal2, over)
+  np.testing.assert_array_equal(has_next[:, 0], [1] * 8 + [0, 0] + [1] * 4)
+  np.testing.assert_array_equal(g[10:, 0, 0], [3.0] * 4)
+  np.testing.assert_array_equal(asp.next_outcome(finished2, failed2, goal2)[0][8:10, 0], [1, 1])
 
 
 def test_abc_gradient_vanishes_above_one_plus_eps():
@@ -124,7 +157,8 @@ def _synthetic(algo, T=4, G=2):
           "act_a": jax.random.randint(k[4], (T, G, 6), 0, 11), "act_b": jax.random.randint(k[5], (T, G, 6), 0, 11),
           "lp_a": jnp.zeros((T, G)), "lp_b": jnp.zeros((T, G)),
           "alice_reward": end * jnp.array([6.0, 1.0]), "bob_reward": end * jnp.array([0.0, 6.0]),
-          "bob_turn_end": end, "goal_finished": end, "goal_failed": end * jnp.array([1.0, 0.0])}
+          "bob_turn_end": end, "goal_finished": end, "goal_failed": end * jnp.array([1.0, 0.0]),
+          "game_over": end}
 
 
 @pytest.fixture(scope="module")
