@@ -5,9 +5,11 @@
   python train.py --list                   # list the configs in configs/
   python train.py --config NAME --set agent.learning_rate=1e-3 --steps 2e6 --num-envs 512 --seed 1
   python train.py --resume runs/DIR        # continue an interrupted run exactly
+  python train.py --video                  # also render one episode of the trained policy to video.mp4
 
 The run directory holds config.json, metrics.jsonl (one line per evaluation), TensorBoard events,
-learning_curve.png and orbax checkpoints of the whole training state. Uses a GPU/TPU when JAX sees one.
+learning_curve.png, orbax checkpoints of the whole training state and, with --video, video.mp4. Uses a
+GPU/TPU when JAX sees one.
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ def parse_args(argv=None):
   p.add_argument("--out", help="run directory (default runs/<config>-<time>)")
   p.add_argument("--resume", metavar="DIR", help="continue the run in DIR from its latest checkpoint")
   p.add_argument("--no-progress", action="store_true", help="plain log lines instead of a progress bar")
+  p.add_argument("--video", action="store_true",
+                 help="after training, render one deterministic episode to RUN_DIR/video.mp4 (self-play: "
+                      "Bob on the first holdout task); with --resume of a finished run, just the video")
   p.add_argument("--distributed", action="store_true",
                  help="call jax.distributed.initialize() first (multi-host; same code path)")
   return p.parse_args(argv)
@@ -134,12 +139,12 @@ class Logger:
 
 def plot_curve(run_dir):
   """learning_curve.png from metrics.jsonl."""
-  import matplotlib  # pylint: disable=import-outside-toplevel
-  matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+  # A bare Figure: no pyplot, so the caller's backend (a notebook's inline one) is left alone.
+  from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = [r["env_steps"] for r in rows]
-  fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+  fig = Figure(figsize=(10, 3.5))
+  axes = fig.subplots(1, 2)
   axes[0].plot(steps, [r["eval/success_rate"] for r in rows])
   axes[0].set(xlabel="env steps", ylabel="eval success rate", ylim=(-0.02, 1.02))
   axes[1].plot(steps, [r["eval/return"] for r in rows])
@@ -147,11 +152,11 @@ def plot_curve(run_dir):
   fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
   fig.tight_layout()
   fig.savefig(os.path.join(run_dir, "learning_curve.png"), dpi=100)
-  plt.close(fig)
 
 
-def run(cfg, name, run_dir, resume=False, progress=True):
-  """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint."""
+def run(cfg, name, run_dir, resume=False, progress=True, video=False):
+  """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint; with `video`, an
+  episode of the final policy to RUN_DIR/video.mp4."""
   os.makedirs(run_dir, exist_ok=True)
   if not resume:
     with open(os.path.join(run_dir, "config.json"), "w") as f:
@@ -215,6 +220,11 @@ def run(cfg, name, run_dir, resume=False, progress=True):
     ckpt.close()
   if os.path.exists(os.path.join(run_dir, "metrics.jsonl")):
     plot_curve(run_dir)
+  if video:
+    t = time.time()
+    path = experiment.record_video(algo, ts.params, ts.obs_norm, os.path.join(run_dir, "video.mp4"),
+                                   seed=seed)
+    print(f"[{name}] video of one evaluation episode: {path} ({time.time() - t:.0f}s)", flush=True)
   return ts, row
 
 
@@ -227,13 +237,20 @@ def main(argv=None):
   if args.distributed:
     jax.distributed.initialize()
   enable_compilation_cache()
+  if args.video:  # fail before training, not after, if this machine cannot render
+    from mjx_envs import render  # pylint: disable=import-outside-toplevel
+    try:
+      render.check_backend()
+    except RuntimeError as e:
+      raise SystemExit(f"error: --video: {e}") from None
   cfg, name = make_config(args)
   if args.resume:
     run_dir = args.resume
   else:
     run_dir = args.out or os.path.join("runs", f"{name}-{time.strftime('%Y%m%d-%H%M%S')}")
     cfg["description"] = cfg.get("description") or name
-  _, row = run(cfg, name, run_dir, resume=bool(args.resume), progress=not args.no_progress)
+  _, row = run(cfg, name, run_dir, resume=bool(args.resume), progress=not args.no_progress,
+               video=args.video)
   if row is not None:
     print(f"done: {row['env_steps']} env steps in {row['wall_s']:.0f}s, "
           f"eval/success_rate={row['eval/success_rate']:.3f}; run directory: {run_dir}")

@@ -18,9 +18,11 @@ import os
 from typing import Any, Dict
 
 import jax
+import numpy as np
 
 import mjx_envs
 from agents import ddpg as ddpg_lib
+from agents import holdout
 from agents import selfplay as asp_lib
 from agents import ppo as ppo_lib
 
@@ -114,6 +116,32 @@ def load_policy(run_dir: str, deterministic: bool = True, step: int | None = Non
   state, _ = ckpt.restore(checkpoint_view(algo, abstract), step)
   ckpt.close()
   return algo.policy(state.params, state.obs_norm, deterministic)
+
+
+def record_video(algo, params, obs_norm, path: str, seed: int = 0, width: int = 480,
+                 height: int = 360) -> str:
+  """Renders one episode of the deterministic policy to `path` (.mp4 or .gif); returns `path`.
+
+  PPO and DDPG+HER: the training env for up to the episode length, cut where the episode ends.
+  Self-play: Bob on the first holdout task, cut at his first success. A recurrent policy starts from
+  its initial carry.
+  """
+  from mjx_envs import render  # pylint: disable=import-outside-toplevel
+  act = algo.policy(params, obs_norm, True)
+  if isinstance(algo, asp_lib.AsymmetricSelfPlay):
+    env = holdout.make_holdout_env(algo.config.holdout_tasks[0], algo.holdout_world)
+    num_steps = int(algo.raw_env.config["bob_steps_per_object"]) * env.num_objects
+  else:
+    env, num_steps = algo.raw_env, int(algo.episode_length)
+  states = render.rollout(env, act, jax.random.PRNGKey(seed), num_steps)
+  end = np.asarray(states.done) > 0
+  if isinstance(algo, asp_lib.AsymmetricSelfPlay):  # the holdout env does not end on success
+    end |= np.asarray(states.metrics["is_success"]) > 0
+  length = int(np.argmax(end)) + 1 if end.any() else len(end)
+  frames = render.render_rollout(env, jax.tree.map(lambda x: x[:length], states), width, height)
+  fps = round(1.0 / env.dt)
+  frames = np.concatenate([frames, np.repeat(frames[-1:], fps // 2, 0)])  # hold the end for 0.5 s
+  return render.save_video(frames, path, fps)
 
 
 def checkpoint_view(algo, state):

@@ -52,17 +52,16 @@ def payoff_matrix(algo, states, key):
 
 
 def plot_payoff(matrix, steps, path):
-  import matplotlib  # pylint: disable=import-outside-toplevel
-  matplotlib.use("Agg")
-  import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
-  fig, ax = plt.subplots(figsize=(5, 4))
+  # A bare Figure: no pyplot, so the caller's backend (a notebook's inline one) is left alone.
+  from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+  fig = Figure(figsize=(5, 4))
+  ax = fig.subplots()
   im = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis", origin="lower")
   ax.set(xticks=range(len(steps)), yticks=range(len(steps)), xticklabels=steps, yticklabels=steps,
          xlabel="Bob checkpoint", ylabel="Alice checkpoint", title="Bob success rate")
   fig.colorbar(im)
   fig.tight_layout()
   fig.savefig(path, dpi=100)
-  plt.close(fig)
 
 
 def main(argv=None):

@@ -1,11 +1,15 @@
 """MuJoCo MJX environments as pure functions: `make(name, **overrides)`, `registered()`.
 
-Importing this package first guards against the XLA:CPU scan stall (see `mjx_envs/_cpu.py`).
+Importing this package first guards against the XLA:CPU scan stall (see `mjx_envs/_cpu.py`) and, on a
+headless Linux machine, picks a MuJoCo GL backend for offscreen rendering (see `mjx_envs/_gl.py`), both
+before JAX or MuJoCo start. Rendering and videos: `mjx_envs.render`.
 """
 
 from mjx_envs import _cpu
+from mjx_envs import _gl
 
 _cpu.apply()
+_gl.apply()  # before the first `import mujoco` (mjx_envs.core), which reads MUJOCO_GL
 
 # pylint: disable=wrong-import-position
 from typing import Any, Callable, Dict, List, Tuple

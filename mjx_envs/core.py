@@ -25,8 +25,9 @@ import jax
 import jax.numpy as jnp
 import mujoco
 from mujoco import mjx
+import numpy as np
 
-__all__ = ["State", "Env", "MjxEnv", "GoalEnv", "sanitize_action", "ConfigError"]
+__all__ = ["State", "Env", "MjxEnv", "GoalEnv", "sanitize_action", "ConfigError", "camera_xml"]
 
 
 class ConfigError(ValueError):
@@ -51,6 +52,17 @@ def sanitize_action(action: jax.Array, low: float = -1.0, high: float = 1.0):
   clean = jnp.clip(jnp.where(finite, action, 0.0), low, high)
   bad = jnp.any(~finite) | jnp.any((action < low) | (action > high))
   return clean, bad.astype(jnp.float32)
+
+
+def camera_xml(name: str, eye, target, fovy: float = 45.0) -> str:
+  """MJCF of a fixed camera at `eye` [3] looking at `target` [3], horizon level."""
+  eye, target = np.asarray(eye, float), np.asarray(target, float)
+  back = (eye - target) / np.linalg.norm(eye - target)  # a MuJoCo camera looks along its -z axis
+  right = np.cross([0.0, 0.0, 1.0], back)
+  right /= np.linalg.norm(right)
+  up = np.cross(back, right)
+  axes = " ".join(f"{v:.5f}" for v in (*right, *up))
+  return f'<camera name="{name}" pos="{eye[0]} {eye[1]} {eye[2]}" xyaxes="{axes}" fovy="{fovy}"/>'
 
 
 class Env(_BraxEnv):

@@ -23,11 +23,12 @@ class Controller(NamedTuple):
 
 
 def rollout(env, controller: Controller, key: jax.Array, num_episodes: int,
-            num_steps: int | None = None):
+            num_steps: int | None = None, keep_states: bool = False):
   """Runs `num_episodes` scripted episodes in parallel for `num_steps` (default `env.episode_length`).
 
   Returns (final State batch, trace): trace holds per-step `is_success`, `reward` and `done`, each
-  [num_steps, num_episodes].
+  [num_steps, num_episodes], and with `keep_states` every State ([num_steps, num_episodes, ...]) under
+  "state", for rendering (`mjx_envs.render.render_rollout(env, trace["state"], index=i)`).
   """
   num_steps = int(num_steps or env.episode_length)
   state = jax.vmap(env.reset)(jax.random.split(key, num_episodes))
@@ -38,6 +39,8 @@ def rollout(env, controller: Controller, key: jax.Array, num_episodes: int,
     action, carry = jax.vmap(controller.act)(carry, state)
     state = jax.vmap(env.step)(state, action)
     trace = {"is_success": state.metrics["is_success"], "reward": state.reward, "done": state.done}
+    if keep_states:
+      trace["state"] = state
     return (state, carry), trace
 
   (state, _), trace = jax.lax.scan(body, (state, carry), (), num_steps)

@@ -52,6 +52,22 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   assert act(obs, None).shape == (3, 4)
 
 
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess
+def test_video_of_an_untrained_policy(tmp_path):
+  """What `train.py --video` calls after training, on a 5-step episode of an untrained PPO policy."""
+  import imageio.v3 as iio  # pylint: disable=import-outside-toplevel
+  cfg = experiment.resolve(train.load_config("ppo_fetch_reach"))
+  for assignment in ("agent.num_envs=4", "agent.episode_length=5"):
+    cfg = experiment.set_dotted(cfg, assignment)
+  _, algo = experiment.build(cfg)
+  ts = jax.jit(algo.init)(jax.random.PRNGKey(0))
+  path = experiment.record_video(algo, ts.params, ts.obs_norm, str(tmp_path / "video.mp4"), width=64,
+                                 height=48)
+  frames = iio.imread(path)
+  assert frames.shape == (6 + 12, 48, 64, 3)  # reset + 5 steps, then the end held for 0.5 s at 25 fps
+  assert frames.std() > 10
+
+
 def _env():
   env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
   env.update(MJX_COMPILATION_CACHE=CACHE, JAX_PLATFORMS="cpu", PYTHONUNBUFFERED="1")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from mjx_envs import gripper
+from mjx_envs.core import camera_xml
 
 TABLE_POS = np.array([1.4508, 0.773, 0.453])
 TABLE_HALF = np.array([0.6075, 0.7655, 0.0332])
@@ -23,7 +24,13 @@ COLORS = [(0.85, 0.1, 0.1), (0.1, 0.6, 0.15), (0.15, 0.3, 0.9), (0.95, 0.8, 0.1)
 FACE_COLORS = [(1, 1, 1), (0, 0, 0), (1, 0.4, 0.7), (0.4, 1, 0.4), (1, 1, 0.3), (0.3, 0.3, 1)]
 
 
-def _face_markers(h: float) -> str:
+# The default camera of `mjx_envs.render`: the placement area from the far side of the table.
+CAMERA_EYE = (2.1, 0.3, 1.3)
+CAMERA_TARGET = (1.4, 0.77, 0.5)
+
+
+def face_markers(h: float = BLOCK_HALF):
+  """The six face labels of a block of half-size `h`: (pos [3], box half-size [3], rgb), block frame."""
   t, s = 0.001, 0.6 * h
   out = []
   for k, (axis, sign) in enumerate([(0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1)]):
@@ -31,10 +38,15 @@ def _face_markers(h: float) -> str:
     pos[axis] = sign * (h + t)
     size = [s, s, s]
     size[axis] = t
-    r, g, b = FACE_COLORS[k]
-    out.append(f'<geom type="box" pos="{pos[0]} {pos[1]} {pos[2]}" size="{size[0]} {size[1]} {size[2]}" '
-               f'rgba="{r} {g} {b} 1" contype="0" conaffinity="0" mass="0"/>')
-  return "".join(out)
+    out.append((pos, size, FACE_COLORS[k]))
+  return out
+
+
+def _face_markers(h: float) -> str:
+  return "".join(
+      f'<geom type="box" pos="{pos[0]} {pos[1]} {pos[2]}" size="{size[0]} {size[1]} {size[2]}" '
+      f'rgba="{r} {g} {b} 1" contype="0" conaffinity="0" mass="0"/>'
+      for pos, size, (r, g, b) in face_markers(h))
 
 
 def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: int,
@@ -67,8 +79,10 @@ def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: i
   </option>
   <visual><global offwidth="640" offheight="480"/></visual>
   <worldbody>
-    <light pos="{tx} {ty} 2.5" dir="0 0 -1" directional="true"/>
-    <geom name="floor" type="plane" size="3 3 0.1" rgba="0.8 0.8 0.8 1" contype="0" conaffinity="0"/>
+    <!-- A wide spotlight: a directional light's shadow map leaves specks on the far floor. -->
+    <light pos="{tx} {ty} 3.5" dir="0 0 -1" cutoff="70"/>
+    {camera_xml("overview", CAMERA_EYE, CAMERA_TARGET)}
+    <geom name="floor" type="plane" size="10 10 0.1" rgba="0.8 0.8 0.8 1" contype="0" conaffinity="0"/>
     <geom name="table_top" type="plane" pos="{tx} {ty} {TABLE_Z}" size="{hx} {hy} 0.01"
           rgba="0.6 0.45 0.3 1" contype="1" conaffinity="3" friction="{friction} 0.01 0.001"/>
     <geom name="table_body" type="box" pos="{tx} {ty} {tz - 0.001}" size="{hx} {hy} {hz}"

@@ -80,7 +80,7 @@ import numpy as np
 from mujoco import mjx
 
 from mjx_envs import gripper as gripper_lib
-from mjx_envs.core import ConfigError, GoalEnv, State, sanitize_action
+from mjx_envs.core import ConfigError, GoalEnv, State, camera_xml, sanitize_action
 
 TASKS = ("FetchReach", "FetchPush", "FetchSlide", "FetchPickAndPlace")
 
@@ -200,6 +200,10 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> 
   slide = task == "FetchSlide"
   table_friction = SLIDE_FRICTION if slide else BLOCK_FRICTION
   (tx, ty), (thx, thy) = TABLE[task]
+  # The default camera of `mjx_envs.render`: the table and goal region, from the far side.
+  k = 1.25 if slide else 0.9
+  camera = camera_xml("overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k),
+                      (tx, ty, table_z + 0.15))
   obj = ""
   if has_object:
     ox, oy = gx + 0.15, gy  # placeholder; reset places the object
@@ -222,8 +226,9 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> 
   </option>
   <visual><global offwidth="640" offheight="480"/></visual>
   <worldbody>
-    <light pos="1.2 0.75 2.5" dir="0 0 -1" directional="true"/>
-    <geom name="floor" type="plane" size="3 3 0.1" pos="1 0.75 0" rgba="0.8 0.8 0.8 1"
+    <light pos="1.3 0.75 3.5" dir="0 0 -1" cutoff="70"/>  <!-- see the block world's scene.py -->
+    {camera}
+    <geom name="floor" type="plane" size="10 10 0.1" pos="1 0.75 0" rgba="0.8 0.8 0.8 1"
           contype="0" conaffinity="0"/>
     <geom name="table_top" type="plane" size="{thx} {thy} 0.05" pos="{tx} {ty} {table_z}"
           rgba="0 0 0 0" friction="{table_friction} 0.005 0.0001" contype="1" conaffinity="1"/>

@@ -1,0 +1,139 @@
+"""Offscreen rendering: frames of both families are not blank, the goal ghosts change pixels, the
+self-play game shows whoever acts, videos are written, and a broken GL backend gives a clear error.
+
+Two compiled functions in all (one short `rollout` per family); everything else renders their states."""
+import os
+import sys
+
+import imageio.v3 as iio
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mjx_envs
+from mjx_envs import _gl
+from mjx_envs import render as R
+from mjx_envs.blocks import selfplay
+
+W, H = 160, 120
+STEPS = 4
+
+
+def _stacked(env, action):
+  states = R.rollout(env, lambda obs, key: action, jax.random.PRNGKey(0), STEPS)
+  return jax.device_get(states)  # numpy: slicing it compiles nothing
+
+
+@pytest.fixture(scope="module")
+def fetch():
+  env = mjx_envs.make("FetchPush")
+  return env, _stacked(env, jnp.array([1.0, 0.0, -1.0, 0.0]))
+
+
+@pytest.fixture(scope="module")
+def blocks():
+  env = mjx_envs.make("BlocksFlip", num_objects=2)
+  return env, _stacked(env, jnp.array([0.0, 0.0, -1.0, 0.0, 0.0, 0.0]))
+
+
+def _at(states, t):
+  return jax.tree.map(lambda x: x[t], states)
+
+
+@pytest.mark.parametrize("family", ["fetch", "blocks"])
+def test_frames_are_drawn_and_ghosts_change_them(family, request):
+  env, states = request.getfixturevalue(family)
+  assert states.obs["observation"].shape[0] == STEPS + 1
+  frame = R.render(env, _at(states, 0), width=W, height=H)
+  assert frame.shape == (H, W, 3) and frame.dtype == np.uint8
+  assert frame.std() > 20, "blank frame"
+  bare = R.render(env, _at(states, 0), width=W, height=H, ghosts=False)
+  assert np.count_nonzero(np.any(frame != bare, -1)) > 30, "the goal ghost drew nothing"
+  # A leading axis is taken as a batch: index picks the state; the default camera is the named one.
+  np.testing.assert_array_equal(R.render(env, states, width=W, height=H, index=0), frame)
+  np.testing.assert_array_equal(R.render(env, _at(states, 0), width=W, height=H, camera="overview"), frame)
+  frames = R.render_rollout(env, states, width=W, height=H)
+  assert frames.shape == (STEPS + 1, H, W, 3)
+  np.testing.assert_array_equal(frames[0], frame)
+  assert np.any(frames[-1] != frames[0]), "the gripper moved, the frames did not change"
+  as_list = R.render_rollout(env, [_at(states, t) for t in range(STEPS + 1)], width=W, height=H)
+  np.testing.assert_array_equal(as_list, frames)
+
+
+def test_time_and_batch_axes_need_an_index(fetch):
+  env, states = fetch
+  batched = jax.tree.map(lambda x: np.stack([x, x]), states)  # [2, T, ...]: two batch axes for render
+  with pytest.raises(ValueError, match="index"):
+    R.render(env, batched, width=W, height=H)
+  frame = R.render(env, batched, width=W, height=H, index=(1, 0))
+  np.testing.assert_array_equal(frame, R.render(env, _at(states, 0), width=W, height=H))
+
+
+def test_bigger_than_the_offscreen_buffer(fetch):
+  env, states = fetch
+  assert R.render(env, _at(states, 0), width=700, height=500).shape == (500, 700, 3)
+  assert env.mj_model.vis.global_.offwidth == 640  # the env's own model is untouched
+
+
+def test_selfplay_shows_whoever_acts_with_bobs_goal(blocks):
+  _, states = blocks
+  game = mjx_envs.make("BlocksSelfPlay", num_objects=2)
+  alice, bob = _at(states, 0), _at(states, STEPS)  # the same qpos layout as the game's world
+
+  def game_state(phase, acted):
+    info = {"phase": np.int32(phase), "acted": np.int32(acted)}
+    return alice.replace(pipeline_state={"alice": alice, "bob": bob}, info=info)
+
+  world = game.world
+  alice_frame = R.render(world, alice, width=W, height=H, ghosts=False)
+  bob_frame = R.render(world, bob, width=W, height=H)
+  assert np.any(alice_frame != bob_frame)
+  cases = [(selfplay.ALICE, -1, alice_frame), (selfplay.BOB, selfplay.ALICE, bob_frame),
+           (selfplay.OVER, selfplay.BOB, bob_frame), (selfplay.OVER, selfplay.ALICE, alice_frame)]
+  for phase, acted, expected in cases:
+    np.testing.assert_array_equal(R.render(game, game_state(phase, acted), width=W, height=H), expected)
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # imageio reads through an ffmpeg process
+def test_save_video_mp4_and_gif(fetch, tmp_path):
+  env, states = fetch
+  frames = R.render_rollout(env, states, width=W, height=H)
+  mp4 = R.save_video(frames, str(tmp_path / "v.mp4"), fps=25)
+  gif = R.save_video(frames, str(tmp_path / "v.gif"), fps=25)
+  for path in (mp4, gif):
+    assert os.path.getsize(path) > 1000
+  back = iio.imread(mp4)
+  assert back.shape == frames.shape
+  assert np.abs(back.astype(float) - frames).mean() < 10  # lossy, but the same picture
+  assert iio.imread(gif).shape[1:] == (H, W, 3)
+  with pytest.raises(ValueError, match=".mp4 or .gif"):
+    R.save_video(frames, str(tmp_path / "v.avi"))
+
+
+def test_renderer_failure_names_mujoco_gl_and_the_fixes(monkeypatch):
+  def broken(*args, **kwargs):
+    raise ImportError("no GL here")
+  monkeypatch.setattr(R.mujoco, "Renderer", broken)
+  with pytest.raises(RuntimeError, match="MUJOCO_GL") as e:
+    R.check_backend()
+  assert "libegl1" in str(e.value) and "MUJOCO_GL=osmesa" in str(e.value)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the default is for headless Linux")
+def test_gl_default_respects_the_user(monkeypatch):
+  monkeypatch.setenv("MUJOCO_GL", "osmesa")
+  assert _gl.apply() == "osmesa" and os.environ["MUJOCO_GL"] == "osmesa"
+  monkeypatch.delenv("MUJOCO_GL")
+  monkeypatch.setenv("DISPLAY", ":0")
+  assert _gl.apply() is None and "MUJOCO_GL" not in os.environ
+  monkeypatch.delenv("DISPLAY")
+  monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+  monkeypatch.setenv("PYOPENGL_PLATFORM", "osmesa")
+  assert _gl.apply() == "osmesa"
+  monkeypatch.delenv("PYOPENGL_PLATFORM")
+  for installed, expected in [({"EGL", "OpenGL", "OSMesa"}, "egl"), ({"EGL", "OSMesa"}, "osmesa"),
+                              ({"EGL", "GL"}, "egl"), (set(), None)]:
+    monkeypatch.delenv("MUJOCO_GL", raising=False)
+    monkeypatch.setattr(_gl, "_installed", installed.__contains__)
+    assert _gl.apply() == expected and os.environ.get("MUJOCO_GL") == expected
