@@ -166,8 +166,43 @@ def make_rollout(env, batch: int, num_steps: int, actions: str):
   return jax.jit(rollout)
 
 
+def xla_stats(compiled, batch: int | None = None) -> dict:
+  """What XLA says about a compiled function: `memory_analysis()` (argument, output, temp and alias bytes;
+  with `batch`, their sum less the aliased bytes per env) and `cost_analysis()` (flops, transcendentals,
+  bytes accessed). XLA's cost analysis counts a loop body ONCE, whatever its trip count: for a scan of
+  env steps it is about one batched control step with each inner loop (substeps, solver iterations)
+  counted once. Fields a backend does not report are left out."""
+  out = {}
+  try:
+    mem = compiled.memory_analysis()
+  except Exception:  # pylint: disable=broad-except  (not every backend implements it)
+    mem = None
+  if mem is not None:
+    for k in ("argument_size_in_bytes", "output_size_in_bytes", "temp_size_in_bytes", "alias_size_in_bytes",
+              "generated_code_size_in_bytes"):
+      if hasattr(mem, k):
+        out[k] = int(getattr(mem, k))
+    if batch and "argument_size_in_bytes" in out:
+      total = (out["argument_size_in_bytes"] + out["output_size_in_bytes"] + out.get("temp_size_in_bytes", 0)
+               - out.get("alias_size_in_bytes", 0))
+      out["bytes_per_env"] = total / batch
+  try:
+    cost = compiled.cost_analysis()
+  except Exception:  # pylint: disable=broad-except
+    cost = None
+  if isinstance(cost, (list, tuple)):
+    cost = cost[0] if cost else None
+  if cost:
+    for k in ("flops", "transcendentals", "bytes accessed"):
+      if k in cost:
+        out[k.replace(" ", "_")] = float(cost[k])
+  return out
+
+
 def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheHits, repeats: int = 3,
               max_seconds: float = 10.0) -> dict:
+  """Compiles, warms up and times `num_steps` control steps of `batch` envs (see the module docstring).
+  The result includes `xla_stats` of the compiled scan."""
   state = tile_batch(pool, batch)
   fn = make_rollout(env, batch, num_steps, actions)
   key = jax.random.PRNGKey(batch)
@@ -175,6 +210,7 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
   t0 = time.perf_counter()
   compiled = fn.lower(state, key).compile()
   compile_s = time.perf_counter() - t0
+  xla = xla_stats(compiled, batch)
   cache_hit = (cache.hits > hits0) if cache.available else None
   t0 = time.perf_counter()
   out = jax.block_until_ready(compiled(state, key))  # warm-up (first run: allocation, page-in)
@@ -193,7 +229,7 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
   steps = batch * num_steps
   return {"batch": batch, "steps": num_steps, "compile_s": compile_s, "cache_hit": cache_hit,
           "warmup_s": warmup_s, "run_s": run_s, "run_times_s": times, "mjx_steps_per_s": steps / run_s,
-          "mjx_substeps_per_s": steps * env.n_substeps / run_s, "diverged_frac": diverged}
+          "mjx_substeps_per_s": steps * env.n_substeps / run_s, "diverged_frac": diverged, "xla": xla}
 
 
 # ------------------------------------------------------------------------------------------ C MuJoCo

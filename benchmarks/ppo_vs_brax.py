@@ -87,6 +87,7 @@ if REPO not in sys.path:
   sys.path.insert(0, REPO)
 
 from agents import ppo as ppo_lib  # noqa: E402
+from benchmarks.env_throughput import xla_stats  # noqa: E402
 
 
 def _jax_compat():
@@ -259,6 +260,7 @@ class OursRunner:
     self.step = jax.jit(lambda ts: self.ppo.train_many(ts, self.chunk_updates)).lower(self.ts).compile()
     self.compile_s = time.perf_counter() - t
     self.compile_cache_hit = METER.cache_hits > hits
+    self.xla = xla_stats(self.step)  # for profiling: flops and bytes of one update (loop bodies once)
     self.curve.append({"env_steps": 0, **self._evaluate(0)})
 
   def chunk(self, i):
@@ -267,6 +269,12 @@ class OursRunner:
     self.ts, m = self.step(self.ts)
     jax.block_until_ready((self.ts, m))
     self.chunk_s.append(time.perf_counter() - t)
+    if getattr(self.args, "trace", None) and i == self.args.evals - 1:
+      # A jax.profiler trace (TensorBoard / Perfetto) of one more chunk, outside the timings; its result
+      # is dropped.
+      jax.profiler.start_trace(self.args.trace)
+      jax.block_until_ready(self.step(self.ts))
+      jax.profiler.stop_trace()
     self.chunk_compile_s.append(METER.secs - c0)
     self.train_metrics.append({k: float(v) for k, v in jax.device_get(m).items()})
     self.curve.append({"env_steps": (i + 1) * self.per_chunk, **self._evaluate(i + 1)})
@@ -278,7 +286,7 @@ class OursRunner:
     return {"init_s": self.init_s, "compile_s": self.compile_s, "compile_cache_hit": self.compile_cache_hit,
             "chunk_s": self.chunk_s, "chunk_compile_s": self.chunk_compile_s,
             "steps_per_chunk": [self.per_chunk] * len(self.chunk_s), "curve": self.curve,
-            "train_metrics": self.train_metrics}
+            "train_metrics": self.train_metrics, "xla": self.xla}
 
 
 def run_brax(flat_env, cfg: ppo_lib.PPOConfig, args, chunk_updates: int, eval_keys, episode_length: int,
@@ -474,6 +482,8 @@ def main(argv=None):
   p.add_argument("--cache-dir", default=os.path.join(REPO, ".jax_cache"),
                  help="persistent compilation cache ('' to disable)")
   p.add_argument("--json", default=None)
+  p.add_argument("--trace", default=None, metavar="DIR",
+                 help="write a jax.profiler trace of our last training chunk under DIR")
   p.add_argument("--report", default=None, metavar="PATH", help="print the tables of a saved JSON and exit")
   args = p.parse_args(argv)
   if args.report:
