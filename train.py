@@ -50,8 +50,15 @@ def load_config(name: str):
   return module.get_config()
 
 
+class _Parser(argparse.ArgumentParser):
+  """argparse with its errors on one line (the usage block buries them; --help has it)."""
+
+  def error(self, message):
+    self.exit(2, f"error: {message} (python train.py --help lists the options)\n")
+
+
 def parse_args(argv=None):
-  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  p = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   p.add_argument("--config", default=DEFAULT_CONFIG, help="a file in configs/ (without .py)")
   p.add_argument("--list", action="store_true", help="list the configs and exit")
   p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
@@ -71,26 +78,53 @@ def parse_args(argv=None):
 
 
 def make_config(args):
+  """(resolved config, run name) from the command line. A bad value ends here, before anything is built or
+  compiled, in SystemExit with one line naming the option or key, the value and what is allowed."""
   if args.resume:
-    with open(os.path.join(args.resume, "config.json")) as f:
-      cfg = experiment.resolve(json.load(f))
-    name = cfg.get("description", "resumed")
+    raw = _read_run_config(args.resume)
+    cfg = _or_exit(f"--resume {args.resume}: config.json: ", experiment.resolve, raw)
+    name = cfg.get("description") or "resumed"
   else:
-    cfg = experiment.resolve(load_config(args.config))
+    cfg = _or_exit(f"--config {args.config}: ", experiment.resolve, load_config(args.config))
     name = args.config
   sets = list(args.set)
-  if args.steps is not None:
-    sets.append(f"agent.total_env_steps={int(args.steps)}")
-  if args.num_envs is not None:
-    sets.append(f"agent.num_envs={args.num_envs}")
-  if args.seed is not None:
-    sets.append(f"run.seed={args.seed}")
-  for s in sets:
-    try:
-      cfg = experiment.set_dotted(cfg, s)
-    except ValueError as e:
-      raise SystemExit(f"error: {e}") from None
-  return cfg, name
+  flags = {}  # key -> the option that set it, for the error message
+  # The flags go through the same checks as --set; repr keeps --steps 2.5 a float, refused, not truncated.
+  for flag, key, value in (("--steps", "agent.total_env_steps", args.steps),
+                           ("--num-envs", "agent.num_envs", args.num_envs), ("--seed", "run.seed", args.seed)):
+    if value is not None:
+      sets.append(f"{key}={value!r}")
+      flags[key] = f"{flag} {value:g}: "
+  # All at once: checked together, so `--num-envs 6 --set agent.num_minibatches=3` is fine in any order.
+  try:
+    return experiment.set_dotted(cfg, *sets), name
+  except ValueError as e:
+    prefix = next((p for k, p in flags.items() if str(e).startswith(k + " ")), "")
+    raise SystemExit("error: " + prefix + " ".join(str(e).split())) from None
+
+
+def _or_exit(prefix, fn, *args):
+  """fn(*args), with a ValueError (experiment.ConfigError, or one a config file's own code raises) turned
+  into SystemExit with a one-line message."""
+  try:
+    return fn(*args)
+  except ValueError as e:
+    raise SystemExit("error: " + prefix + " ".join(str(e).split())) from None
+
+
+def _read_run_config(run_dir):
+  if not os.path.isdir(run_dir):
+    raise SystemExit(f"error: --resume {run_dir}: no such directory; --resume takes a run directory that "
+                     f"train.py wrote (runs/<config>-<time>)")
+  path = os.path.join(run_dir, "config.json")
+  if not os.path.isfile(path):
+    raise SystemExit(f"error: --resume {run_dir}: no config.json in it, so it is not a run directory that "
+                     f"train.py wrote (runs/<config>-<time>)")
+  try:
+    with open(path) as f:
+      return json.load(f)
+  except (OSError, ValueError) as e:
+    raise SystemExit(f"error: --resume {run_dir}: cannot read config.json: {e}") from None
 
 
 def enable_compilation_cache():

@@ -11,20 +11,27 @@ An experiment config is a nested dict with three sections:
 from __future__ import annotations
 
 import ast
+import collections.abc
 import copy
 import dataclasses
+import difflib
 import json
 import os
-from typing import Any, Dict
+import types
+import typing
+from typing import Any, Dict, Mapping
 
 import jax
 import numpy as np
 
 import mjx_envs
 from agents import ddpg as ddpg_lib
+from agents import her
 from agents import holdout
 from agents import selfplay as asp_lib
 from agents import ppo as ppo_lib
+
+ConfigError = mjx_envs.ConfigError  # one error type (a ValueError) for every bad name, key or value
 
 RUN_DEFAULTS = {
     "seed": 0,
@@ -34,63 +41,247 @@ RUN_DEFAULTS = {
     "num_eval_envs": 128,
     "max_minutes": 0,          # >0: stop (checkpointed, resumable) once this much wall-clock has passed
 }
+_RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
 ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
          "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train),
          "asp": (asp_lib.ASPConfig, asp_lib.make_train)}
 
+# --- value rules: (test, what is allowed) -----------------------------------------------------------
+def _ge(low):
+  return (lambda v: v >= low), f">= {low}"
+
+
+def _gt(low):
+  return (lambda v: v > low), f"> {low}"
+
+
+def _within(low, high, high_open=False):
+  return ((lambda v: low <= v < high) if high_open else (lambda v: low <= v <= high),
+          f"in [{low}, {high}{')' if high_open else ']'}")
+
+
+def _one_of(choices):
+  return (lambda v: v in choices), f"one of {list(choices)}"
+
+
+def _each(rule):
+  return (lambda v: all(rule[0](x) for x in v)), f"a list of values {rule[1]}"
+
+
+def _holdout_tasks():
+  def ok(tasks):
+    try:
+      return len(tasks) > 0 and all(holdout.parse_task(t) for t in tasks)
+    except ValueError:
+      return False
+  tasks = [t for t in holdout.block_env.TASKS if t]
+  return ok, f"a non-empty list of '<task>-<objects>' with a task in {tasks}, e.g. ['push-1']"
+
+
+# The activations networks.MLP looks up by name in flax.linen.
+ACTIVATIONS = ("celu", "elu", "gelu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
+               "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softplus", "swish", "tanh")
+_SHARED = {"num_envs": _ge(1), "total_env_steps": _ge(1), "num_eval_envs": _ge(1), "gamma": _within(0, 1),
+           "obs_clip": _gt(0)}
+_PPO_LIKE = {"num_minibatches": _ge(1), "update_epochs": _ge(1), "learning_rate": _gt(0),
+             "gae_lambda": _within(0, 1), "clip_eps": _gt(0), "vf_coef": _ge(0), "ent_coef": _ge(0),
+             "max_grad_norm": _gt(0)}
+RULES = {
+    "ppo": {**_SHARED, **_PPO_LIKE,
+            "unroll_length": _ge(1), "episode_length": _ge(1),
+            "lr_schedule": _one_of(("constant", "linear")),
+            "vf_clip": _gt(0), "policy_hidden": _each(_ge(1)), "value_hidden": _each(_ge(1)),
+            "activation": _one_of(ACTIVATIONS),
+            "distribution": _one_of(("normal", "tanh_normal", "categorical")), "lstm_size": _ge(0),
+            "hindsight_coef": _ge(0), "hindsight_clip": _gt(0), "hindsight_strategy": _one_of(her.STRATEGIES)},
+    "ddpg_her": {**_SHARED,
+                 "unroll_length": _ge(1), "episode_length": _ge(1), "updates_per_cycle": _ge(1),
+                 "batch_size": _ge(1), "buffer_size": _ge(1), "actor_lr": _gt(0), "critic_lr": _gt(0),
+                 "polyak": _within(0, 1), "hidden": _each(_ge(1)), "random_eps": _within(0, 1),
+                 "noise_eps": _ge(0), "action_l2": _ge(0), "obs_std_min": _gt(0),
+                 "replay_strategy": _one_of(her.STRATEGIES), "replay_k": _ge(0)},
+    "asp": {**_SHARED, **_PPO_LIKE,
+            "unroll_length": _ge(0), "hidden": _each(_ge(1)), "abc_coef": _ge(0), "abc_clip": _gt(0),
+            "past_opponent_prob": _within(0, 1, high_open=True), "pool_size": _ge(1), "pool_every": _ge(1),
+            "holdout_tasks": _holdout_tasks(), "holdout_max_goals": _ge(1)},
+    "run": {"seed": _within(0, 2**31, high_open=True), "eval_every": _ge(1), "checkpoint_every": _ge(1),
+            "keep_checkpoints": _ge(1), "num_eval_envs": _ge(1), "max_minutes": _ge(0)},
+}
+
 
 def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:
-  """A complete config: every section filled with defaults; unknown keys raise a ValueError."""
-  cfg = copy.deepcopy(cfg)
+  """A complete, checked config: every section filled with defaults.
+
+  Raises ConfigError (a ValueError) naming the key, the value and what is allowed for an unknown section
+  or key, a value of the wrong type (each is checked against its default's type: an int field takes an
+  int or an integral float such as 2e6, a float field any finite number, a bool field True or False, a
+  choice one of its choices), a value out of range, or settings that contradict each other (e.g.
+  agent.num_minibatches not dividing agent.num_envs). The env's own values are checked by building it
+  (host-side, milliseconds; it does start JAX's backend). Nothing is compiled.
+  """
+  if not isinstance(cfg, Mapping):
+    raise ConfigError(f"a config is a dict with sections env, agent, run; got {type(cfg).__name__}")
+  cfg = copy.deepcopy(dict(cfg))
   unknown = set(cfg) - {"env", "agent", "run", "description"}
   if unknown:
-    raise ValueError(f"unknown config section(s) {sorted(unknown)}; valid: env, agent, run, description")
-  env = dict(cfg.get("env", {}))
-  if "name" not in env:
-    raise ValueError("config env.name is required")
-  name = env.pop("name")
-  env = {"name": name, **mjx_envs.check_config(name, mjx_envs.default_config(name), env)}
-  agent = dict(cfg.get("agent", {}))
-  algo = agent.pop("algo", "ppo")
-  if algo not in ALGOS:
-    raise ValueError(f"unknown agent.algo {algo!r}; valid: {sorted(ALGOS)}")
-  fields = {f.name: f.default for f in dataclasses.fields(ALGOS[algo][0])}
-  agent = {"algo": algo, **_merge("agent", fields, agent)}
-  run = _merge("run", RUN_DEFAULTS, cfg.get("run", {}))
+    raise ConfigError(f"unknown config section(s) {sorted(unknown)}; valid: env, agent, run, description")
+  for section in ("env", "agent", "run"):
+    if not isinstance(cfg.get(section, {}), Mapping):
+      raise ConfigError(f"config section {section!r} must be a dict, got {cfg[section]!r}")
+  env = _resolve_env(dict(cfg.get("env", {})))
+  agent = _resolve_agent(dict(cfg.get("agent", {})), env)
+  run = _merge("run", RUN_DEFAULTS, cfg.get("run", {}), _RUN_TYPES)
+  _check_rules("run", run, RULES["run"])
   return {"description": cfg.get("description", ""), "env": env, "agent": agent, "run": run}
 
 
-def _merge(section, defaults, values):
+def _check_env_name(name):
+  if not isinstance(name, str) or name not in mjx_envs.registered():
+    raise ConfigError(f"env.name must be a registered environment, one of {mjx_envs.registered()}; "
+                      f"got {name!r}")
+  return name
+
+
+def _check_algo(algo):
+  if not isinstance(algo, str) or algo not in ALGOS:
+    raise ConfigError(f"agent.algo must be one of {sorted(ALGOS)}, got {algo!r}")
+  return algo
+
+
+def _resolve_env(env):
+  if "name" not in env:
+    raise ConfigError("config env.name is required; one of " + ", ".join(mjx_envs.registered()))
+  name = _check_env_name(env.pop("name"))
+  env = mjx_envs.check_config(name, mjx_envs.default_config(name), env)
+  try:
+    mjx_envs.make(name, **env)  # the env's own range checks, in one place: its constructor
+  except ConfigError as e:
+    raise ConfigError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
+  return {"name": name, **{k: list(v) if isinstance(v, tuple) else v for k, v in env.items()}}
+
+
+def _resolve_agent(agent, env):
+  algo = _check_algo(agent.pop("algo", "ppo"))
+  config_cls = ALGOS[algo][0]
+  hints = typing.get_type_hints(config_cls)
+  fields = {f.name: f.default for f in dataclasses.fields(config_cls)}
+  agent = _merge("agent", fields, agent, {k: hints[k] for k in fields})
+  _check_rules("agent", agent, RULES[algo])
+  if algo in ("ppo", "asp") and agent["num_envs"] % agent["num_minibatches"]:
+    raise ConfigError(f"agent.num_minibatches={agent['num_minibatches']} must divide "
+                      f"agent.num_envs={agent['num_envs']} (each minibatch takes whole envs)")
+  if algo == "ddpg_her" and agent["num_envs"] * agent["unroll_length"] > agent["buffer_size"]:
+    raise ConfigError(f"agent.buffer_size={agent['buffer_size']} must hold one cycle of agent.num_envs x "
+                      f"agent.unroll_length = {agent['num_envs'] * agent['unroll_length']} transitions")
+  if algo == "ppo" and agent["hindsight"] and agent["lstm_size"]:
+    raise ConfigError(f"agent.hindsight=True needs agent.lstm_size=0 (no LSTM), got {agent['lstm_size']}")
+  bins = env.get("action_bins")
+  if algo == "ppo" and agent["distribution"] == "categorical" and not bins:
+    raise ConfigError(f"agent.distribution='categorical' needs an env with binned actions "
+                      f"(env.action_bins, e.g. 11); env {env['name']} has action_bins={bins!r}")
+  if algo == "asp" and (env["name"] != "BlocksSelfPlay" or not bins):
+    raise ConfigError(f"agent.algo='asp' needs env.name='BlocksSelfPlay' with env.action_bins set (e.g. 11); "
+                      f"got env.name={env['name']!r}, env.action_bins={bins!r}")
+  try:  # the dataclass's own checks, as a backstop for any rule above that lags behind it
+    config_cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in agent.items()})
+  except (ValueError, TypeError) as e:
+    raise ConfigError(f"agent ({algo}): {e}") from None
+  return {"algo": algo, **agent}
+
+
+def _merge(section, defaults, values, types):
+  """defaults updated with values: unknown keys refused; each value checked against types[key], a type
+  hint (int, float, bool, str, `X | None`, Sequence[X]), and normalised (2e6 -> 2000000, tuple -> list)."""
   unknown = sorted(set(values) - set(defaults))
   if unknown:
-    raise ValueError(f"unknown key(s) {[f'{section}.{k}' for k in unknown]}; valid keys: "
-                     f"{sorted(f'{section}.{k}' for k in defaults)}")
+    raise ConfigError(f"unknown key(s) {[f'{section}.{k}' for k in unknown]}; valid keys: "
+                      f"{sorted(f'{section}.{k}' for k in defaults)}")
   out = dict(defaults)
-  out.update(values)
+  out.update({k: _check_hint(f"{section}.{k}", types[k], v) for k, v in values.items()})
   return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
 
 
-def valid_keys(cfg: Dict[str, Any]):
-  return sorted(f"{s}.{k}" for s in ("env", "agent", "run") for k in cfg[s])
-
-
-def set_dotted(cfg: Dict[str, Any], assignment: str) -> Dict[str, Any]:
-  """Applies 'section.key=value' (value parsed as a Python literal, else a string) to a resolved config."""
-  if "=" not in assignment:
-    raise ValueError(f"--set expects section.key=value, got {assignment!r}")
-  key, raw = assignment.split("=", 1)
-  parts = key.strip().split(".")
-  if len(parts) != 2 or parts[0] not in ("env", "agent", "run") or parts[1] not in cfg[parts[0]]:
-    raise ValueError(f"unknown config key {key!r}; valid keys: {valid_keys(cfg)}")
+def _check_hint(key, hint, value):
+  """`value` checked against a type hint (see `_merge`), or a ConfigError naming key, value and type."""
+  origin, args = typing.get_origin(hint), typing.get_args(hint)
+  if origin in (typing.Union, types.UnionType) and type(None) in args:
+    if value is None:
+      return None
+    rest = [a for a in args if a is not type(None)]
+    hint = rest[0] if len(rest) == 1 else typing.Any
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+  if origin in (collections.abc.Sequence, list, tuple):
+    if not isinstance(value, (list, tuple)):
+      raise ConfigError(f"{key} must be a list, got {value!r}")
+    return [_check_hint(f"{key}[{i}]", args[0] if args else typing.Any, v) for i, v in enumerate(value)]
+  defaults = {int: 0, float: 0.0, bool: False, str: ""}
+  if hint not in defaults:
+    return value
   try:
-    value = ast.literal_eval(raw)
+    return mjx_envs.core.coerce_like(defaults[hint], value)
+  except TypeError as e:
+    raise ConfigError(f"{key} must be {e}, got {value!r}") from None
+
+
+def _check_rules(section, values, rules):
+  for k, (test, allowed) in rules.items():
+    v = values[k]
+    if v is not None and not test(v):
+      raise ConfigError(f"{section}.{k} must be {allowed}, got {v!r}")
+
+
+def valid_keys(cfg: Dict[str, Any]):
+  """Every 'section.key' that `set_dotted` accepts on `cfg` (its env's and its algorithm's keys)."""
+  return sorted(f"{s}.{k}" for s in ("env", "agent", "run") for k in _section_keys(cfg, s))
+
+
+def _section_keys(cfg, section):
+  if section == "run":
+    return set(RUN_DEFAULTS)
+  if section == "env":
+    name = cfg.get("env", {}).get("name")
+    return {"name"} | (set(mjx_envs.default_config(name)) if name in mjx_envs.registered() else set())
+  algo = cfg.get("agent", {}).get("algo", "ppo")
+  return {"algo"} | ({f.name for f in dataclasses.fields(ALGOS[algo][0])} if algo in ALGOS else set())
+
+
+def _parse_value(raw: str):
+  """A --set value: a Python literal (1e-3, (64, 64), None, 'x'); true/false/null/none in any case; else
+  the string itself."""
+  try:
+    return ast.literal_eval(raw)
   except (ValueError, SyntaxError):
-    value = raw
-  cfg = copy.deepcopy(cfg)
-  cfg[parts[0]][parts[1]] = value
-  if parts == ["env", "name"]:
-    return resolve({**cfg, "env": {"name": value}})
+    words = {"true": True, "false": False, "null": None, "none": None}
+    return words.get(raw.strip().lower(), raw)
+
+
+def set_dotted(cfg: Dict[str, Any], *assignments: str) -> Dict[str, Any]:
+  """Applies 'section.key=value' assignments in order (each value parsed as a Python literal, else taken
+  as a string) and returns the config resolved, so checked (see `resolve`) once all are applied: pass
+  together the ones that only make sense together (agent.num_envs=6 and agent.num_minibatches=3). A new
+  env.name or agent.algo starts that section afresh from its defaults, as the old one's keys need not
+  exist in the new one."""
+  cfg = copy.deepcopy(dict(cfg))
+  for assignment in assignments:
+    if not isinstance(assignment, str) or "=" not in assignment:
+      raise ConfigError(f"--set expects section.key=value, got {assignment!r}")
+    key, raw = assignment.split("=", 1)
+    parts = key.strip().split(".")
+    if (len(parts) != 2 or parts[0] not in ("env", "agent", "run")
+        or parts[1] not in _section_keys(cfg, parts[0])):
+      close = difflib.get_close_matches(key.strip(), valid_keys(cfg), n=1)
+      hint = f"did you mean {close[0]!r}? " if close else ""
+      raise ConfigError(f"unknown config key {key.strip()!r}; {hint}valid keys: {valid_keys(cfg)}")
+    section, name = parts
+    value = _parse_value(raw)
+    cfg[section] = dict(cfg.get(section, {}))
+    if (section, name) in (("env", "name"), ("agent", "algo")):
+      (_check_env_name if section == "env" else _check_algo)(value)  # before its keys are looked up
+      if value != cfg[section].get(name):
+        cfg[section] = {name: value}
+    else:
+      cfg[section][name] = value
   return resolve(cfg)
 
 

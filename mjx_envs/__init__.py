@@ -11,6 +11,30 @@ from mjx_envs import _gl
 _cpu.apply()
 _gl.apply()  # before the first `import mujoco` (mjx_envs.core), which reads MUJOCO_GL
 
+
+def _import_mjx_quietly():
+  """Imports mujoco.mjx without the "Failed to import warp" / "Failed to import mujoco_warp" lines it
+  prints on every import where Warp is not installed. Only impl="warp" needs Warp, and asking for it
+  without it gets a clear error (`core.check_impl`). With Warp installed nothing is filtered (a broken
+  install should be seen), and any other output of the import passes through."""
+  import contextlib  # pylint: disable=import-outside-toplevel
+  import importlib.util  # pylint: disable=import-outside-toplevel
+  import io  # pylint: disable=import-outside-toplevel
+  import sys  # pylint: disable=import-outside-toplevel
+  if "mujoco.mjx" in sys.modules or importlib.util.find_spec("warp") is not None:
+    return  # imported already (its lines are out), or Warp is installed: nothing to filter
+  out = io.StringIO()
+  try:
+    with contextlib.redirect_stdout(out):
+      import mujoco.mjx  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+  finally:  # also when the import fails: what it printed may explain why
+    for line in out.getvalue().splitlines(keepends=True):
+      if not line.startswith(("Failed to import warp:", "Failed to import mujoco_warp:")):
+        sys.stdout.write(line)
+
+
+_import_mjx_quietly()
+
 # pylint: disable=wrong-import-position
 from typing import Any, Callable, Dict, List, Tuple
 

@@ -35,12 +35,58 @@ class ConfigError(ValueError):
 
 
 def check_config(name: str, defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> Dict[str, Any]:
-  """Merges `overrides` into `defaults`, refusing keys that `defaults` does not have."""
+  """Merges `overrides` into `defaults`, refusing keys that `defaults` does not have and values of another
+  type than the default's (see `check_type`). Value ranges are each env's own to check."""
   unknown = sorted(set(overrides) - set(defaults))
   if unknown:
     raise ConfigError(
         f"{name}: unknown config key(s) {unknown}; valid keys are {sorted(defaults)}")
-  return {**defaults, **overrides}
+  return {**defaults, **{k: check_type(name, k, defaults[k], v) for k, v in overrides.items()}}
+
+
+def check_type(name: str, key: str, default: Any, value: Any) -> Any:
+  """`value` for config `key` of `name` if it has the type of `default` (see `coerce_like`), else a
+  ConfigError naming the key, the value and the type allowed."""
+  try:
+    return coerce_like(default, value)
+  except TypeError as e:
+    raise ConfigError(f"{name}: config {key!r} must be {e}, got {value!r}") from None
+
+
+def coerce_like(default: Any, value: Any) -> Any:
+  """`value`, normalised, if it has the type of `default`; else TypeError(what is allowed).
+
+  An int default takes an int, or an integral float such as 2e6 (returned as an int); a float default any
+  finite real number; a bool default only True or False (not 0 or 1); a str default a string; a list or
+  tuple default a list or tuple; a None default None or a number (the envs' optional sizes). A bool is
+  never a number here, so a flag cannot silently become a count.
+  """
+  is_bool = isinstance(value, (bool, np.bool_))
+  is_int = isinstance(value, (int, np.integer)) and not is_bool
+  is_float = isinstance(value, (float, np.floating)) and bool(np.isfinite(value))
+  if isinstance(default, (bool, np.bool_)):
+    if not is_bool:
+      raise TypeError("True or False")
+    return bool(value)
+  if isinstance(default, (int, np.integer)):
+    if is_int or (is_float and float(value).is_integer()):
+      return int(value)
+    raise TypeError("an integer")
+  if isinstance(default, (float, np.floating)):
+    if not (is_int or is_float):
+      raise TypeError("a finite number")
+    return value
+  if isinstance(default, str):
+    if not isinstance(value, str):
+      raise TypeError("a string")
+    return value
+  if isinstance(default, (list, tuple)):
+    if not isinstance(value, (list, tuple)):
+      raise TypeError("a list")
+    return value
+  if default is None and value is not None and not (is_int or is_float):
+    raise TypeError("None or a number")
+  return value
 
 
 def sanitize_action(action: jax.Array, low: float = -1.0, high: float = 1.0):
