@@ -27,7 +27,8 @@ import mujoco
 from mujoco import mjx
 import numpy as np
 
-__all__ = ["State", "Env", "MjxEnv", "GoalEnv", "sanitize_action", "ConfigError", "camera_xml"]
+__all__ = ["State", "Env", "MjxEnv", "GoalEnv", "sanitize_action", "ConfigError", "camera_xml",
+           "IMPLS", "check_impl", "warp_available"]
 
 
 class ConfigError(ValueError):
@@ -134,17 +135,52 @@ class Env(_BraxEnv):
           f"got {getattr(action, 'shape', type(action))}")
 
 
+IMPLS = ("jax", "warp")
+
+
+def warp_available() -> bool:
+  """True when MuJoCo Warp and warp-lang import (the optional `[warp]` extra)."""
+  try:
+    import mujoco_warp  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+    import warp  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+  except ImportError:
+    return False
+  return True
+
+
+def check_impl(impl) -> None:
+  """Raises ConfigError for an `impl` that is not "jax" or "warp", or "warp" without its packages."""
+  if impl not in IMPLS:
+    raise ConfigError(f"impl must be one of {IMPLS}, got {impl!r}")
+  if impl == "warp" and not warp_available():
+    raise ConfigError(
+        'impl="warp" needs the packages mujoco-warp and warp-lang, which are not installed; '
+        "install them with `pip install -e '.[warp]'` (or `pip install mujoco-warp warp-lang`)")
+
+
 class MjxEnv(Env):
   """An env backed by one MJX model, stepped `n_substeps` times per control step.
 
-  Subclasses build an `mujoco.MjModel`, pass it here, and use `physics_step`, `diverged`.
+  Subclasses build an `mujoco.MjModel`, pass it here, and use `make_data`, `physics_step`, `diverged`.
+  `impl` picks MJX's implementation: "jax" (MJX-JAX) or "warp" (MuJoCo Warp through the MJX API, which
+  needs the optional `[warp]` extra).
   """
 
-  def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, max_qvel: float = 100.0):
+  def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, max_qvel: float = 100.0,
+               impl: str = "jax"):
+    check_impl(impl)
     self.mj_model = mj_model
-    self.mjx_model = mjx.put_model(mj_model)
+    self.impl = impl
+    self.mjx_model = mjx.put_model(mj_model, impl=impl)
+    # The zero state, built once on the host: MJX-Warp's make_data takes only an MjModel and is not
+    # traceable, so `reset` starts from this template instead of calling make_data under jit.
+    self._data_template = mjx.make_data(mj_model, impl=impl)
     self.n_substeps = int(n_substeps)
     self.max_qvel = float(max_qvel)
+
+  def make_data(self) -> mjx.Data:
+    """A fresh `mjx.Data` of this env's model and `impl` (jittable: returns a built template)."""
+    return self._data_template
 
   @property
   def dt(self) -> float:
@@ -168,6 +204,21 @@ class MjxEnv(Env):
       return mjx.step(self.mjx_model, d), None
 
     return jax.lax.scan(body, data, (), self.n_substeps)[0]
+
+  def reset_forward(self, data: mjx.Data) -> mjx.Data:
+    """The derived quantities a reset's observation reads: positions and orientations of bodies, geoms
+    and sites (`mjx.kinematics`), not a full `mjx.forward`.
+
+    A reset needs no contacts, constraint forces or accelerations: the next `mjx.step` recomputes all
+    of them from qpos, qvel, ctrl and mocap, and nothing a forward pass writes (qacc_warmstart is
+    written only by a step) carries into it, so the trajectory is the same bit for bit. Skipping
+    collision and the solver here takes a whole copy of them out of every compiled function that
+    resets (init, auto-reset inside the train step, evaluation): about a third of the train step's HLO.
+    Observations must then read only kinematic fields, qpos and qvel (tests/mjx_envs check this).
+    """
+    if self.impl != "jax":  # MJX-Warp exposes the full forward pass only
+      return mjx.forward(self.mjx_model, data)
+    return mjx.kinematics(self.mjx_model, data)
 
   def diverged(self, data: mjx.Data) -> jax.Array:
     """True when the physics state is non-finite or its velocities exploded."""

@@ -21,8 +21,11 @@ PALM_HALF = (0.02, 0.065, 0.012)
 MAX_OPENING = 0.05  # each finger's inner face, metres from the centre line
 
 
-def worldbody_xml(pos, friction: float = 1.5, kp: float = 300.0) -> str:
-  """MJCF for the mocap body and the gripper body, placed at `pos` (tcp position)."""
+def worldbody_xml(pos, friction: float = 1.5, kp: float = 300.0, condim: int = 4) -> str:
+  """MJCF for the mocap body and the gripper body, placed at `pos` (tcp position).
+
+  `condim` is the fingers' contact dimensionality (4: sliding + torsional friction; 3: sliding only).
+  """
   fx, fy, fz = FINGER_HALF
   px, py, pz = PALM_HALF
   x, y, z = pos
@@ -40,13 +43,13 @@ def worldbody_xml(pos, friction: float = 1.5, kp: float = 300.0) -> str:
         <joint name="finger_l" type="slide" axis="0 1 0" range="0 {MAX_OPENING}" damping="2"
                armature="0.05"/>
         <geom name="finger_l" type="box" size="{fx} {fy} {fz}" mass="0.1" friction="{friction} 0.01 0.001"
-              rgba="0.2 0.2 0.2 1" contype="2" conaffinity="1" condim="4"/>
+              rgba="0.2 0.2 0.2 1" contype="2" conaffinity="1" condim="{condim}"/>
       </body>
       <body name="finger_r" pos="0 {-fy} {fz}" gravcomp="1">
         <joint name="finger_r" type="slide" axis="0 -1 0" range="0 {MAX_OPENING}" damping="2"
                armature="0.05"/>
         <geom name="finger_r" type="box" size="{fx} {fy} {fz}" mass="0.1" friction="{friction} 0.01 0.001"
-              rgba="0.2 0.2 0.2 1" contype="2" conaffinity="1" condim="4"/>
+              rgba="0.2 0.2 0.2 1" contype="2" conaffinity="1" condim="{condim}"/>
       </body>
     </body>"""
 

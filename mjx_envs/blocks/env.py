@@ -39,7 +39,7 @@ import numpy as np
 from mjx_envs import gripper as gripper_lib
 from mjx_envs.blocks import goals as G
 from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_HALF, TABLE_POS, TABLE_Z, scene_xml
-from mjx_envs.core import ConfigError, GoalEnv, State, sanitize_action
+from mjx_envs.core import ConfigError, GoalEnv, State, check_impl, sanitize_action
 
 TASKS = (None, "push", "flip", "pick_and_place", "stack")
 ROBOT_SIZE = 17
@@ -54,8 +54,11 @@ def default_config() -> Dict[str, Any]:
       episode_length=None,        # None: 200 steps per object (Bob's budget in the paper)
       sim_dt=0.008,
       n_substeps=5,               # control step = 0.04 s, as robogym
-      iterations=4,
-      ls_iterations=6,
+      iterations=4,               # constraint solver iterations (Newton)
+      ls_iterations=6,            # solver line-search iterations
+      cone="pyramidal",           # friction cone: "pyramidal" or "elliptic"
+      condim=4,                   # block and finger contacts: 3 (sliding friction) or 4 (+ torsional)
+      impl="jax",                 # MJX implementation: "jax" or "warp" (the optional [warp] extra)
       max_position_change=0.05,   # metres per step at |action| = 1
       max_rotation_change=0.2,    # radians per step at |action| = 1
       max_finger_change=0.02,     # metres per step at |action| = 1
@@ -95,6 +98,11 @@ class BlocksEnv(GoalEnv):
     for key in ("n_substeps", "iterations", "ls_iterations"):
       if not isinstance(c[key], int) or c[key] < 1:
         raise ConfigError(f"{key} must be an int >= 1, got {c[key]!r}")
+    if c["cone"] not in ("pyramidal", "elliptic"):
+      raise ConfigError(f"cone must be 'pyramidal' or 'elliptic', got {c['cone']!r}")
+    if c["condim"] not in (3, 4) or isinstance(c["condim"], bool):
+      raise ConfigError(f"condim must be 3 or 4, got {c['condim']!r}")
+    check_impl(c["impl"])
     if not 0.1 * n <= c["table_portion"] <= 1.0:
       raise ConfigError(f"table_portion must be in [0.1 * num_objects, 1], got {c['table_portion']}")
     nx, ny = G.grid_shape(c["table_portion"])
@@ -107,8 +115,9 @@ class BlocksEnv(GoalEnv):
     self.episode_length = int(c["episode_length"] or 200 * n)
     self.symmetric = self.task != "flip"
     mj_model = mujoco.MjModel.from_xml_string(scene_xml(
-        n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip"))
-    super().__init__(mj_model, c["n_substeps"])
+        n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip",
+        cone=c["cone"], condim=c["condim"]))
+    super().__init__(mj_model, c["n_substeps"], impl=c["impl"])
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._obj_qpos = np.array([mj_model.joint(f"object{i}").qposadr[0] for i in range(n)])
     self._obj_qvel = np.array([mj_model.joint(f"object{i}").dofadr[0] for i in range(n)])
@@ -126,7 +135,6 @@ class BlocksEnv(GoalEnv):
   # --- reset -------------------------------------------------------------------------------------
   def reset(self, rng: jax.Array) -> State:
     """Random non-overlapping blocks, a random gripper pose above the table, a fresh goal."""
-    from mujoco import mjx  # pylint: disable=import-outside-toplevel
     k_cells, k_yaw, k_grip, k_goal = jax.random.split(rng, 4)
     n = self.num_objects
     xy = G.sample_cells(k_cells, n, self.config["table_portion"])
@@ -142,10 +150,10 @@ class BlocksEnv(GoalEnv):
     qpos = qpos.at[self._obj_qpos[:, None] + np.arange(7)].set(start)
     qpos = self.gripper.set_pose(qpos, grip_pos, grip_quat)
     qpos = qpos.at[np.array(self.gripper.finger_qpos)].set(finger)
-    data = mjx.make_data(self.mjx_model).replace(
+    data = self.make_data().replace(
         qpos=qpos, ctrl=jnp.full((self.mj_model.nu,), finger),
         mocap_pos=grip_pos[None], mocap_quat=grip_quat[None])
-    data = mjx.forward(self.mjx_model, data)
+    data = self.reset_forward(data)
 
     goal = G.pad(G.make_goal(k_goal, self.task, start, n, self.config["table_portion"])
                  if self.task else start)

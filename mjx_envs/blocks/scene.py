@@ -50,8 +50,9 @@ def _face_markers(h: float) -> str:
 
 
 def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: int,
-              labelled_faces: bool = False, friction: float = 1.0) -> str:
-  """The whole model as an MJCF string."""
+              labelled_faces: bool = False, friction: float = 1.0, cone: str = "pyramidal",
+              condim: int = 4) -> str:
+  """The whole model as an MJCF string. `condim` applies to the blocks and the fingers."""
   h = BLOCK_HALF
   blocks = []
   for i in range(num_objects):
@@ -61,7 +62,7 @@ def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: i
     <body name="object{i}" pos="{x} {TABLE_POS[1]} {TABLE_Z + h}">
       <freejoint name="object{i}"/>
       <geom name="object{i}" type="box" size="{h} {h} {h}" mass="0.1" rgba="{r} {g} {b} 1"
-            friction="{friction} 0.01 0.001" condim="4" contype="1" conaffinity="3"/>
+            friction="{friction} 0.01 0.001" condim="{condim}" contype="1" conaffinity="3"/>
       {_face_markers(h) if labelled_faces else ""}
     </body>""")
   tx, ty, tz = TABLE_POS
@@ -74,7 +75,7 @@ def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: i
   return f"""
 <mujoco model="blocks">
   <option timestep="{sim_dt}" iterations="{iterations}" ls_iterations="{ls_iterations}"
-          cone="pyramidal" impratio="1" integrator="implicitfast">
+          cone="{cone}" impratio="1" integrator="implicitfast">
     <flag eulerdamp="disable"/>
   </option>
   <visual><global offwidth="640" offheight="480"/></visual>
@@ -89,7 +90,7 @@ def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: i
           rgba="0.5 0.38 0.25 1" contype="0" conaffinity="0"/>
     {goal_sites}
     {"".join(blocks)}
-    {gripper.worldbody_xml(grip_start, friction=1.5)}
+    {gripper.worldbody_xml(grip_start, friction=1.5, condim=condim)}
   </worldbody>
   <actuator>{gripper.actuator_xml()}</actuator>
   <equality>{gripper.equality_xml()}</equality>

@@ -80,7 +80,7 @@ import numpy as np
 from mujoco import mjx
 
 from mjx_envs import gripper as gripper_lib
-from mjx_envs.core import ConfigError, GoalEnv, State, camera_xml, sanitize_action
+from mjx_envs.core import ConfigError, GoalEnv, State, camera_xml, check_impl, sanitize_action
 
 TASKS = ("FetchReach", "FetchPush", "FetchSlide", "FetchPickAndPlace")
 
@@ -140,6 +140,11 @@ def default_config(task: str) -> Dict[str, Any]:
       "n_substeps": 10 if task in ("FetchPush", "FetchSlide") else 5,
       "iterations": 4,                # constraint solver iterations
       "ls_iterations": 8,             # solver line-search iterations
+      "cone": "elliptic",             # friction cone: "elliptic" or "pyramidal" (see the module docstring)
+      # Contact dimensionality of the object and the fingers: 3 (sliding friction) or 4 (+ torsional).
+      # None: 4, except the Slide puck, whose table contact is 3 (the fingers stay 4).
+      "condim": None,
+      "impl": "jax",                  # MJX implementation: "jax" or "warp" (the optional [warp] extra)
       "target_range": 0.3 if task == "FetchSlide" else 0.15,
   }
   if task != "FetchReach":
@@ -177,6 +182,14 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
   _int_ge(task, cfg, "iterations", 1)
   _int_ge(task, cfg, "ls_iterations", 1)
   _float_in(task, cfg, "target_range", 0.0, 1.0)
+  if cfg["cone"] not in ("pyramidal", "elliptic"):
+    raise ConfigError(f"{task}: config 'cone' must be 'pyramidal' or 'elliptic', got {cfg['cone']!r}")
+  if cfg["condim"] is not None and (isinstance(cfg["condim"], bool) or cfg["condim"] not in (3, 4)):
+    raise ConfigError(f"{task}: config 'condim' must be None, 3 or 4, got {cfg['condim']!r}")
+  try:
+    check_impl(cfg["impl"])
+  except ConfigError as e:
+    raise ConfigError(f"{task}: config 'impl': {e}") from None
   if "obj_range" in cfg:
     _float_in(task, cfg, "obj_range", 0.0, 1.0)
     # Some xy in the square must be >= 0.1 m from its centre.
@@ -188,8 +201,9 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
     _float_in(task, cfg, "air_prob", 0.0, 1.0)
 
 
-def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> str:
-  """The MJCF of `task`."""
+def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, cone: str = "elliptic",
+              condim=None) -> str:
+  """The MJCF of `task`; `cone` and `condim` as the config keys of the same names."""
   has_object = task != "FetchReach"
   gx, gy, gz = INITIAL_GRIPPER_XPOS[task]
   if has_object:
@@ -205,6 +219,8 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> 
   camera = camera_xml("overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k),
                       (tx, ty, table_z + 0.15))
   obj = ""
+  obj_condim = condim or (3 if slide else 4)
+  finger_condim = condim or 4
   if has_object:
     ox, oy = gx + 0.15, gy  # placeholder; reset places the object
     rgba = "0.2 0.4 0.9 1" if slide else "0.9 0.2 0.2 1"
@@ -214,14 +230,14 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> 
     <body name="object0" pos="{ox} {oy} {HEIGHT_OFFSET[task]}">
       <freejoint name="object0:joint"/>
       <geom name="object0" {shape} mass="0.2" friction="{friction}"
-            condim="{3 if slide else 4}" rgba="{rgba}" contype="1" conaffinity="3"/>
+            condim="{obj_condim}" rgba="{rgba}" contype="1" conaffinity="3"/>
       <site name="object0" pos="0 0 0" size="0.005" rgba="1 0 0 1" group="3"/>
     </body>"""
   return f"""
 <mujoco model="{task}">
   <compiler angle="radian" autolimits="true"/>
   <option timestep="{sim_dt}" iterations="{iterations}" ls_iterations="{ls_iterations}"
-          cone="elliptic" integrator="implicitfast">
+          cone="{cone}" integrator="implicitfast">
     <flag eulerdamp="disable"/>
   </option>
   <visual><global offwidth="640" offheight="480"/></visual>
@@ -237,7 +253,7 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int) -> 
     <body name="target" mocap="true" pos="{gx} {gy} {gz}">
       <site name="target" type="sphere" size="0.02" rgba="1 0 0 0.5"/>
     </body>
-    {gripper_lib.worldbody_xml((gx, gy, gz))}
+    {gripper_lib.worldbody_xml((gx, gy, gz), condim=finger_condim)}
     {obj}
   </worldbody>
   <actuator>{gripper_lib.actuator_xml()}</actuator>
@@ -303,9 +319,9 @@ class FetchEnv(GoalEnv):
     self.height_offset = HEIGHT_OFFSET[task]
 
     self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]),
-                         int(cfg["ls_iterations"]))
+                         int(cfg["ls_iterations"]), cone=cfg["cone"], condim=cfg["condim"])
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
-    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]))
+    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"])
 
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._target_mocap = int(mj_model.body("target").mocapid[0])
@@ -403,10 +419,10 @@ class FetchEnv(GoalEnv):
           jnp.concatenate([xy, jnp.array([self.height_offset], jnp.float32)]))
     goal = self.sample_goal(k_goal)
     mocap_pos = jnp.asarray(self._mocap_pos0).at[self._target_mocap].set(goal)
-    data = mjx.make_data(self.mjx_model)
+    data = self.make_data()
     data = data.replace(qpos=qpos, mocap_pos=mocap_pos,
                         ctrl=jnp.zeros(self.mj_model.nu, jnp.float32))
-    data = mjx.forward(self.mjx_model, data)
+    data = self.reset_forward(data)
     obs = self._obs(data, goal)
     zero = jnp.zeros((), jnp.float32)
     metrics = {"is_success": self.is_success(obs["achieved_goal"], goal), "bad_action": zero}
