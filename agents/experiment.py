@@ -117,8 +117,9 @@ def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:
   or key, a value of the wrong type (each is checked against its default's type: an int field takes an
   int or an integral float such as 2e6, a float field any finite number, a bool field True or False, a
   choice one of its choices), a value out of range, or settings that contradict each other (e.g.
-  agent.num_minibatches not dividing agent.num_envs). The env's own values are checked by building it
-  (host-side, milliseconds; it does start JAX's backend). Nothing is compiled.
+  agent.num_minibatches not dividing agent.num_envs). The env's own values are checked by building the
+  env: milliseconds, no tracing, but it starts JAX's backend (mjx.put_model), so process-wide JAX
+  settings such as the CPU device count must come first.
   """
   if not isinstance(cfg, Mapping):
     raise ConfigError(f"a config is a dict with sections env, agent, run; got {type(cfg).__name__}")
