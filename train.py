@@ -15,11 +15,16 @@ GPU/TPU when JAX sees one.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import contextlib
 import importlib.util
 import json
 import os
 import sys
+import threading
 import time
+
+START_TIME = time.time()  # the cold-start clock: train.py's first line, before JAX and MuJoCo load
 
 import mjx_envs  # noqa: F401  first: guards against the XLA:CPU scan stall before JAX starts
 from mjx_envs import _cpu  # noqa: F401
@@ -72,6 +77,10 @@ def parse_args(argv=None):
   p.add_argument("--video", action="store_true",
                  help="after training, render one deterministic episode to RUN_DIR/video.mp4 (self-play: "
                       "Bob on the first holdout task); with --resume of a finished run, just the video")
+  p.add_argument("--devices", type=int, metavar="N",
+                 help="CPU only: split the env batch over N host devices (run.devices; default 0: one per "
+                      "core, the largest count that divides agent.num_envs; 1 turns it off). The count is "
+                      "part of the seed: the same count reproduces a run exactly")
   p.add_argument("--distributed", action="store_true",
                  help="call jax.distributed.initialize() first (multi-host; same code path)")
   return p.parse_args(argv)
@@ -127,8 +136,9 @@ def _read_run_config(run_dir):
     raise SystemExit(f"error: --resume {run_dir}: cannot read config.json: {e}") from None
 
 
-def enable_compilation_cache():
-  path = os.environ.get("MJX_COMPILATION_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "mjx_goal_rl"))
+def enable_compilation_cache(path: str | None = None):
+  path = path or os.environ.get("MJX_COMPILATION_CACHE",
+                                os.path.join(os.path.expanduser("~"), ".cache", "mjx_goal_rl"))
   jax.config.update("jax_compilation_cache_dir", path)
   jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
   jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
@@ -188,6 +198,58 @@ def plot_curve(run_dir):
   fig.savefig(os.path.join(run_dir, "learning_curve.png"), dpi=100)
 
 
+def _fmt(compile_s):
+  return ", ".join(f"{k} {v:.1f}s" for k, v in compile_s.items() if v is not None)
+
+
+def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print, heartbeat_s=20.0):
+  """Compiles `init`, the train chunk (`train_many` of `updates_per_chunk` updates) and `evaluate` at
+  once, each in a thread, with the env batch split over `mesh`.
+
+  XLA releases the GIL while it compiles, so on a multi-core host the three compiles overlap; the caller
+  waits only for what it needs next (train starts before evaluation is compiled). Returns ({name: Future
+  of the compiled function}, {name: seconds, filled in as each finishes}). Prints what it is compiling,
+  then a line as each finishes and, every `heartbeat_s`, what is still compiling.
+  """
+  key = jax.random.PRNGKey(seed)
+  abstract = jax.eval_shape(algo.init, key)
+  shardings = sharding.train_state_shardings(algo, mesh, abstract)
+  abstract = sharding.with_shardings(abstract, shardings)
+  seconds = {"init": None, "train": None, "evaluate": None} if init else {"train": None, "evaluate": None}
+  lock = threading.Lock()
+  t0 = time.time()
+
+  def job(name, fn, args, **jit_kwargs):
+    def go():
+      with (jax.set_mesh(mesh) if mesh is not None else contextlib.nullcontext()):
+        out = jax.jit(fn, **jit_kwargs).lower(*args).compile()
+      with lock:
+        seconds[name] = time.time() - t0
+      say(f"  compiled {name} in {seconds[name]:.1f}s")
+      return out
+    return go
+
+  jobs = {
+      **({"init": job("init", algo.init, (key,), out_shardings=shardings)} if init else {}),
+      "train": job("train", lambda t: algo.train_many(t, updates_per_chunk), (abstract,), donate_argnums=0),
+      "evaluate": job("evaluate", algo.evaluate, (abstract.params, abstract.obs_norm, key)),
+  }
+  say(f"  compiling {', '.join(jobs)} (cold: about a minute on a CPU; later runs load them from the "
+      "persistent cache)")
+  pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="compile")
+  futures = {name: pool.submit(go) for name, go in jobs.items()}
+  pool.shutdown(wait=False)
+
+  def beat():
+    while concurrent.futures.wait(list(futures.values()), timeout=heartbeat_s).not_done:
+      with lock:
+        left = [n for n, s in seconds.items() if s is None]
+      if left:
+        say(f"  still compiling {', '.join(left)} ({time.time() - t0:.0f}s)")
+  threading.Thread(target=beat, daemon=True).start()
+  return futures, seconds
+
+
 def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint; with `video`, an
   episode of the final policy to RUN_DIR/video.mp4."""
@@ -198,29 +260,28 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   env, algo = experiment.build(cfg)
   c, rc = algo.config, cfg["run"]
   seed = rc["seed"]
-  mesh = sharding.data_mesh(c.num_envs)
-  init = jax.jit(algo.init, out_shardings=sharding.train_state_shardings(algo, mesh))
+  devices = sharding.usable_devices(c.num_envs)
+  mesh = sharding.data_mesh(c.num_envs, devices)
   ckpt = Checkpointer(run_dir, max_to_keep=rc["keep_checkpoints"])
+  updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates))
+  print(f"[{name}] env={cfg['env']['name']} devices={len(devices)} x {devices[0].platform} "
+        f"num_envs={c.num_envs} updates={c.num_updates} ({c.steps_per_update} steps each)", flush=True)
 
   t0 = time.time()
-  if resume and ckpt.latest_step() is not None:
-    abstract = jax.eval_shape(init, jax.random.PRNGKey(seed))
-    abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh))
+  resuming = resume and ckpt.latest_step() is not None
+  fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming)
+  if resuming:
+    abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
+    abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh, abstract))
     ts, meta = ckpt.restore(experiment.checkpoint_view(algo, abstract))
     ts = experiment.from_checkpoint(algo, ts)
   else:
-    ts, meta = init(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
-  updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates))
-  train_chunk = jax.jit(lambda t: algo.train_many(t, updates_per_chunk), donate_argnums=0)
-  evaluate = jax.jit(algo.evaluate)
-  compiled = train_chunk.lower(ts).compile()
+    ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
+  compiled = fns["train"].result()
+  to_first_step = time.time() - START_TIME
   compile_train = time.time() - t0
-  t1 = time.time()
-  evaluate_c = evaluate.lower(ts.params, ts.obs_norm, jax.random.PRNGKey(0)).compile()
-  compile_eval = time.time() - t1
-  print(f"[{name}] env={cfg['env']['name']} devices={jax.devices()} num_envs={c.num_envs} "
-        f"updates={c.num_updates} ({c.steps_per_update} steps each); compile: train {compile_train:.1f}s, "
-        f"eval {compile_eval:.1f}s", flush=True)
+  print(f"[{name}] ready to train {to_first_step:.1f}s after start (compile: {_fmt(compile_s)}; "
+        f"evaluation compiles alongside the first chunk)", flush=True)
 
   steps_per_chunk = updates_per_chunk * c.steps_per_update
   total_chunks = -(-c.num_updates // updates_per_chunk)
@@ -234,12 +295,15 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       ts, m = compiled(ts)
       m = jax.device_get(m)
       sps = steps_per_chunk / (time.time() - t)
-      ev = jax.device_get(evaluate_c(ts.params, ts.obs_norm, jax.random.fold_in(jax.random.PRNGKey(seed + 1), chunk)))
+      k_eval = jax.random.fold_in(jax.random.PRNGKey(seed + 1), chunk)
+      ev = jax.device_get(fns["evaluate"].result()(ts.params, ts.obs_norm, k_eval))
       env_steps = (chunk + 1) * steps_per_chunk
       row = {"env_steps": env_steps, "wall_s": round(time.time() - wall0, 3), "train/sps": sps,
              **{k: float(v) for k, v in {**m, **ev}.items()}}
       if chunk == 0 and meta["chunks"] == 0:
-        row.update({"compile/train_s": compile_train, "compile/eval_s": compile_eval})
+        row.update({"compile/train_s": compile_s["train"], "compile/eval_s": compile_s["evaluate"],
+                    "compile/init_s": compile_s.get("init"), "compile/wall_s": compile_train,
+                    "startup/first_step_s": to_first_step})
       logger.log(row)
       out_of_time = rc["max_minutes"] > 0 and time.time() - session0 >= 60 * rc["max_minutes"]
       if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks or out_of_time:
@@ -262,6 +326,21 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   return ts, row
 
 
+def setup_devices(args) -> int:
+  """Gives JAX's CPU backend one device per core (or `--devices`, or a resumed run's count) before it
+  starts, so that `run` can split the env batch over every core; returns the CPU device count."""
+  requested = args.devices
+  if requested is None and args.resume:
+    try:
+      with open(os.path.join(args.resume, "config.json")) as f:
+        requested = json.load(f).get("run", {}).get("devices")
+    except (OSError, ValueError):
+      requested = None  # make_config reports the unreadable run directory
+  if requested is not None and requested < 0:
+    raise SystemExit(f"error: --devices must be >= 0 (0: one per core), got {requested}")
+  return sharding.set_cpu_devices(requested or sharding.usable_cores())
+
+
 def main(argv=None):
   args = parse_args(argv)
   if args.list:
@@ -270,6 +349,7 @@ def main(argv=None):
     return 0
   if args.distributed:
     jax.distributed.initialize()
+  setup_devices(args)
   enable_compilation_cache()
   if args.video:  # fail before training, not after, if this machine cannot render
     from mjx_envs import render  # pylint: disable=import-outside-toplevel

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from agents import sharding
 from mjx_envs import wrappers
 
 
@@ -19,7 +20,7 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
   if flatten:
     env = wrappers.FlattenGoalObs(env)
   env = wrappers.Batch(env, num_envs)
-  state = env.reset(key)
+  state = sharding.constrain_env_axis(env.reset(key))  # data-parallel under a mesh, as training is
 
   def body(loop, _):
     (state, carry), finished, acc = loop

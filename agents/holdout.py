@@ -14,6 +14,7 @@ from typing import Callable, Dict, Sequence
 import jax
 import jax.numpy as jnp
 
+from agents import sharding
 from mjx_envs.blocks import env as block_env
 from mjx_envs.blocks import goals as G
 
@@ -39,47 +40,94 @@ def evaluate_task(env: block_env.BlocksEnv, act: Callable, key, num_episodes: in
                   steps_per_object: int = 200, max_goals: int = 5):
   """act(obs [E, ...] batched block-world obs, key) -> actions [E, 6]. Returns a dict of scalars:
   success_rate (successes / goals), goals_per_episode (successes per episode)."""
-  n = env.num_objects
-  budget = steps_per_object * n
-  k_reset, k_run = jax.random.split(key)
-  state = jax.vmap(env.reset)(jax.random.split(k_reset, num_episodes))
-  zeros = jnp.zeros((num_episodes,))
+  rates, goals = evaluate_group(env, (env.task,), act, key[None], num_episodes, steps_per_object, max_goals)
+  return {"success_rate": rates[0], "goals_per_episode": goals[0]}
 
-  def new_goal(k, s):
+
+def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable, keys, num_episodes: int,
+                   steps_per_object: int = 200, max_goals: int = 5):
+  """Holdout tasks that share one world (`env`: same block count) evaluated in ONE batch, so the MJX
+  step is compiled once for all of them rather than once per task (the tasks differ only in their goals
+  and in whether rotations compare modulo the cube's symmetries, not in physics).
+
+  tasks: K task names without the block count ("push", "flip", ...); keys [K, 2]: task k's episodes use
+  keys[k] exactly as a batch of that task alone would. Returns (success_rate [K], goals_per_episode [K]).
+  """
+  n, k_tasks, e = env.num_objects, len(tasks), num_episodes
+  budget = steps_per_object * n
+  cfg = env.config
+  task_of = jnp.repeat(jnp.arange(k_tasks), e)                      # [K * E]
+  symmetric = jnp.array([t != "flip" for t in tasks])[task_of]       # [K * E]
+  k_reset, k_run = jax.vmap(jax.random.split, out_axes=1)(keys)     # [K, 2] each
+
+  def goal_for(k, i, s):
+    """Goal of task `i` drawn from where the blocks are in state `s`."""
     achieved = env._achieved(s.pipeline_state)  # pylint: disable=protected-access
-    goal = G.pad(G.make_goal(k, env.task, achieved[:n], n, env.config["table_portion"]))
-    obs = dict(s.obs, desired_goal=goal)
-    return s.replace(obs=obs, info={**s.info, "goal": goal, "prev_achieved_goal": achieved})
+    branches = [lambda k, a, t=t: G.pad(G.make_goal(k, t, a[:n], n, cfg["table_portion"])) for t in tasks]
+    goal = jax.lax.switch(i, branches, k, achieved)
+    return s.replace(obs=dict(s.obs, desired_goal=goal),
+                     info={**s.info, "goal": goal, "prev_achieved_goal": achieved})
+
+  def episode_keys(k):  # [K, 2] -> [K * E, 2], task-major, as K separate batches would split them
+    return jax.vmap(lambda kk: jax.random.split(kk, e))(k).reshape(k_tasks * e, -1)
+
+  starts = jax.vmap(env.reset)(episode_keys(k_reset))
+  # Each task's first goal comes from the same key its own env's reset would draw it with.
+  goal_keys = jax.vmap(lambda k: jax.random.split(k, 4)[3])(episode_keys(k_reset))
+  state = jax.vmap(goal_for)(goal_keys, task_of, starts)
+  state = sharding.constrain_env_axis(state)
+  zeros = jnp.zeros((k_tasks * e,))
+
+  def success_of(s):
+    achieved = env._achieved(s.pipeline_state)  # pylint: disable=protected-access
+    goal = s.info["goal"]
+    placed = jnp.where(symmetric[:, None],
+                       G.object_success(achieved, goal, cfg["pos_threshold"], cfg["rot_threshold"], True),
+                       G.object_success(achieved, goal, cfg["pos_threshold"], cfg["rot_threshold"], False))
+    return jnp.all(placed, -1)
 
   def body(carry, k):
     state, t, successes, failed = carry
     active = (failed == 0) & (successes < max_goals)
-    k_act, k_goal = jax.random.split(k)
-    nxt = jax.vmap(env.step)(state, act(state.obs, k_act))
-    success = active & (nxt.metrics["is_success"] > 0)
+    k_act, k_goal = jax.vmap(jax.random.split, out_axes=1)(k)       # [K, 2] each
+    nxt = jax.vmap(env.step)(state, act(state.obs, k_act[0]))
+    success = active & success_of(nxt)
     timeout = active & ~success & (t + 1 >= budget)
-    regoal = jax.vmap(new_goal)(jax.random.split(k_goal, num_episodes), nxt)
+    regoal = jax.vmap(goal_for)(episode_keys(k_goal), task_of, nxt)
     nxt = jax.tree.map(lambda a, b: jnp.where(success.reshape(success.shape + (1,) * (a.ndim - 1)), a, b),
                        regoal, nxt)
     return (nxt, jnp.where(success, 0, t + 1), successes + success, failed + timeout), None
 
-  init = (state, jnp.zeros((num_episodes,), jnp.int32), zeros, zeros)
-  (_, _, successes, failed), _ = jax.lax.scan(body, init, jax.random.split(k_run, max_goals * budget))
-  goals = jnp.sum(successes + failed)
-  return {"success_rate": jnp.sum(successes) / jnp.maximum(goals, 1.0),
-          "goals_per_episode": jnp.mean(successes)}
+  init = (state, jnp.zeros((k_tasks * e,), jnp.int32), zeros, zeros)
+  step_keys = jnp.swapaxes(jax.vmap(lambda k: jax.random.split(k, max_goals * budget))(k_run), 0, 1)
+  (_, _, successes, failed), _ = jax.lax.scan(body, init, step_keys)
+  successes, failed = successes.reshape(k_tasks, e), failed.reshape(k_tasks, e)
+  rates = jnp.sum(successes, 1) / jnp.maximum(jnp.sum(successes + failed, 1), 1.0)
+  return rates, jnp.mean(successes, 1)
 
 
 def evaluate_suite(tasks: Sequence[str], world_config: Dict, act: Callable, key, num_episodes: int,
                    steps_per_object: int = 200, max_goals: int = 5):
   """{"holdout/TASK-N": success_rate, ..., "eval/success_rate": their mean,
-  "eval/return": mean goals solved per episode}."""
-  out, goals = {}, []
+  "eval/return": mean goals solved per episode}.
+
+  Tasks with the same block count run as one batch in one world (`evaluate_group`); task i's episodes
+  use `fold_in(key, i)` whatever the grouping.
+  """
+  groups: Dict[int, list] = {}
   for i, name in enumerate(tasks):
-    r = evaluate_task(make_holdout_env(name, world_config), act, jax.random.fold_in(key, i), num_episodes,
-                      steps_per_object, max_goals)
-    out[f"holdout/{name}"] = r["success_rate"]
-    goals.append(r["goals_per_episode"])
+    task, n = parse_task(name)
+    groups.setdefault(n, []).append((i, name, task))
+  out, goals = {}, {}
+  for n, members in groups.items():
+    # The physics world of these tasks; "push" so that no flip face markers are compiled in (visual only).
+    world = make_holdout_env(f"push-{n}", world_config)
+    keys = jnp.stack([jax.random.fold_in(key, i) for i, _, _ in members])
+    rates, per_ep = evaluate_group(world, [t for _, _, t in members], act, keys, num_episodes,
+                                   steps_per_object, max_goals)
+    for j, (_, name, _) in enumerate(members):
+      out[f"holdout/{name}"] = rates[j]
+      goals[name] = per_ep[j]
   out["eval/success_rate"] = jnp.mean(jnp.stack([out[f"holdout/{t}"] for t in tasks]))
-  out["eval/return"] = jnp.mean(jnp.stack(goals))
+  out["eval/return"] = jnp.mean(jnp.stack([goals[t] for t in tasks]))
   return out

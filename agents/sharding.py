@@ -8,6 +8,8 @@ update. With `jax.distributed.initialize()` the same code spans hosts (`jax.devi
 
 from __future__ import annotations
 
+import os
+
 import jax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 import numpy as np
@@ -23,15 +25,19 @@ def data_mesh(num_envs: int, devices=None) -> Mesh | None:
   return Mesh(np.array(devices), ("data",))
 
 
-def train_state_shardings(algo, mesh: Mesh | None):
-  """A pytree of shardings matching `algo.init(key)`, or None (let jit decide) without a mesh."""
+def train_state_shardings(algo, mesh: Mesh | None, abstract=None):
+  """A pytree of shardings matching `algo.init(key)` (`abstract`: its `jax.eval_shape`, if the caller
+  has it), or None (let jit decide) without a mesh."""
   if mesh is None:
     return None
-  abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
+  if abstract is None:
+    abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   replicated = NamedSharding(mesh, P())
   split = NamedSharding(mesh, P("data"))
   out = jax.tree.map(lambda _: replicated, abstract)
-  return out.replace(**{f: jax.tree.map(lambda _: split, getattr(abstract, f))
+  # Zero-size leaves (an LSTM state of width 0, MJX's empty `act`) stay replicated: XLA hands them back
+  # replicated whatever was asked, and a compiled step must see the shardings it will be given.
+  return out.replace(**{f: jax.tree.map(lambda a: split if a.size else replicated, getattr(abstract, f))
                         for f in algo.env_axis_fields})
 
 
@@ -40,3 +46,53 @@ def with_shardings(abstract, shardings):
   if shardings is None:
     return abstract
   return jax.tree.map(lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s), abstract, shardings)
+
+
+def usable_cores() -> int:
+  """CPU cores this process may run on (its affinity mask where the OS has one)."""
+  try:
+    return len(os.sched_getaffinity(0))
+  except AttributeError:  # pragma: no cover - macOS, Windows
+    return os.cpu_count() or 1
+
+
+def usable_devices(num_envs: int, devices=None) -> list:
+  """The first k of `devices` (default: all), k the largest count that divides `num_envs`, so that any
+  config runs data-parallel on as many devices as its env batch allows."""
+  devices = list(devices if devices is not None else jax.devices())
+  k = len(devices)
+  while k > 1 and num_envs % k:
+    k -= 1
+  return devices[:k]
+
+
+def set_cpu_devices(n: int) -> int:
+  """Makes JAX's CPU backend expose `n` devices (one per core); call before JAX starts its backends.
+
+  Harmless on GPU/TPU, where the accelerator stays the default backend. If the CPU backend has already
+  started (a notebook, a test process), its device count stays and is returned.
+  """
+  from mjx_envs import _cpu  # pylint: disable=import-outside-toplevel
+  if _cpu._cpu_backend_already_started():  # pylint: disable=protected-access
+    return len(jax.devices("cpu"))
+  jax.config.update("jax_num_cpu_devices", int(n))
+  return int(n)
+
+
+def constrain_env_axis(tree):
+  """Splits the leading (env) axis of every array in `tree` over the ambient mesh's 'data' axis.
+
+  Inside `jax.set_mesh(mesh)` this makes a computation that creates its own env batch (evaluation)
+  run data-parallel like training; with no mesh, or a leaf that does not divide, it is the identity.
+  """
+  mesh = jax.sharding.get_abstract_mesh()
+  if mesh.empty or "data" not in mesh.axis_names or mesh.shape["data"] == 1:
+    return tree
+  n = mesh.shape["data"]
+
+  def one(x):
+    if getattr(x, "ndim", 0) >= 1 and x.shape[0] % n == 0:
+      return jax.lax.with_sharding_constraint(x, P("data"))
+    return x
+
+  return jax.tree.map(one, tree)

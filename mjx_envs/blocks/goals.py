@@ -15,7 +15,9 @@ import numpy as np
 
 from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_HALF, TABLE_POS, TABLE_Z
 
-PAD = jnp.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+# NumPy, not jnp: a module-level jnp array would start JAX's backend at import, before train.py can give
+# the CPU backend one device per core.
+PAD = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], np.float32)
 CELL = 0.1  # placement grid: blocks in distinct cells, jittered, never overlap at any yaw
 _JITTER = 0.5 * (CELL - 2 * np.sqrt(2) * BLOCK_HALF) - 1e-3
 
@@ -33,7 +35,7 @@ def _cube_group() -> np.ndarray:
   return np.stack(mats)
 
 
-CUBE_GROUP = jnp.asarray(_cube_group())  # [24, 3, 3]
+CUBE_GROUP = np.asarray(_cube_group(), np.float32)  # [24, 3, 3]
 
 
 def placement_area(table_portion: float):
