@@ -307,6 +307,7 @@ class Context:
   trace: bool
   train_minutes: Optional[float]
   batch_sizes: Optional[List[int]]
+  max_compile_s: float = 0.0   # the slowest compile measured in this invocation (budget estimates)
 
 
 # ------------------------------------------------------------------------------------------ throughput
@@ -331,7 +332,8 @@ def run_throughput(part: Part, data: dict, ctx: Context) -> str:
     measured = [r for r in rows if "mjx_steps_per_s" in r]
     rate = measured[-1]["mjx_steps_per_s"] if measured else sz["prior_rate"]
     n = int(min(sz["max_steps"], max(sz["min_steps"], sz["call_s"] * rate / b)))
-    compile_est = max([r["compile_s"] for r in measured], default=sz["priors"]["compile"])
+    # The slowest compile seen for this env, else in this invocation (any env), else the size's prior.
+    compile_est = max([r["compile_s"] for r in measured], default=ctx.max_compile_s or sz["priors"]["compile"])
     estimate = compile_est + (sz["repeats"] + 1) * n * b / rate + (10.0 if pool is None else 0.0)
     if not ctx.budget.allows(estimate, f"{part.name} B={b}"):
       return "partial" if rows else "todo"
@@ -353,6 +355,7 @@ def run_throughput(part: Part, data: dict, ctx: Context) -> str:
       r["device_peak_bytes_per_env"] = r["device_peak_bytes"] / b
     rows.append(r)
     rows.sort(key=lambda x: x["batch"])
+    ctx.max_compile_s = max(ctx.max_compile_s, r["compile_s"])
     print(f"[{part.name}] B={b} N={n}: compile {r['compile_s']:.1f} s, {r['mjx_steps_per_s']:,.0f} "
           f"ctrl steps/s", flush=True)
     save()
@@ -486,14 +489,17 @@ def run_train(part: Part, data: dict, ctx: Context) -> str:
   # This session's training minutes: what is left of the run's budget, of this invocation's budget (after
   # the start-up and compile overhead) and of --train-minutes; the invocation's first step gets at least
   # half a minute.
-  minutes = min(left_min, (ctx.budget.remaining() - overhead) / 60)
+  minutes = min(left_min, (ctx.budget.remaining() - overhead - 5.0) / 60)
   if ctx.train_minutes is not None:
     minutes = min(minutes, ctx.train_minutes)
+  floor = min(0.5, left_min, ctx.train_minutes or 0.5)   # a shorter session is not worth its start-up
   if ctx.budget.steps == 0:
-    minutes = max(minutes, min(0.5, left_min, ctx.train_minutes or 0.5))
-  if minutes <= 0 or not ctx.budget.allows(overhead + 60 * minutes, part.name):
-    if minutes <= 0:
-      ctx.budget.refused.append(f"{part.name} (no time left for training after {overhead:.0f} s of start-up)")
+    minutes = max(minutes, floor)
+  elif minutes < floor:
+    ctx.budget.refused.append(f"{part.name} (needs {overhead:.0f} s of start-up and compile plus "
+                              f"{60 * floor:.0f} s of training; {max(ctx.budget.remaining(), 0):.0f} s left)")
+    return "partial" if sessions else "todo"
+  if not ctx.budget.allows(overhead + 60 * minutes, part.name):
     return "partial" if sessions else "todo"
   ckpt = os.path.join(run_dir, "checkpoints")
   resume = bool(sessions) and os.path.isdir(ckpt) and bool(os.listdir(ckpt))
