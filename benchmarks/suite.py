@@ -254,7 +254,8 @@ def environment() -> dict:
           "device_count": jax.device_count(), "cpu_model": et.cpu_model(), "cpu_count": os.cpu_count(),
           "jax": jax.__version__, "jaxlib": _version("jaxlib"), "mujoco": _version("mujoco"),
           "mujoco-mjx": _version("mujoco-mjx"), "brax": _version("brax"),
-          "python": platform.python_version(), "xla_flags": os.environ.get("XLA_FLAGS", "")}
+          "python": platform.python_version(), "xla_flags": os.environ.get("XLA_FLAGS", ""),
+          "load_avg_1m": os.getloadavg()[0]}   # a shared machine slows everything: keep the load with the figures
 
 
 def device_peak_bytes() -> Optional[int]:
@@ -478,6 +479,9 @@ def run_train(part: Part, data: dict, ctx: Context) -> str:
   run_dir = os.path.join(ctx.out, "runs", spec.config)
   data["run_dir"] = os.path.relpath(run_dir, ctx.out)
   sessions = data.setdefault("sessions", [])
+  if not sessions and os.path.exists(run_dir):   # left by a redone part: train.py would append to it
+    import shutil  # pylint: disable=import-outside-toplevel
+    shutil.rmtree(run_dir)
   rows = read_metrics(run_dir)
   used_min = rows[-1]["wall_s"] / 60 if rows else 0.0
   left_min = spec.budget_min - used_min
@@ -602,7 +606,10 @@ def markdown(meta: dict, parts: Dict[str, dict], order: List[Part]) -> str:
     key = (d.get("device_kind"), d.get("jax"), d.get("mujoco-mjx"))
     if key not in seen:
       seen.append(key)
-      L.append(f"| {d.get('device_kind')} | {d.get('platform')} | {d.get('device_count')} | {d.get('jax')} | "
+      kind = d.get("device_kind")
+      if d.get("platform") == "cpu":
+        kind = f"{kind} ({d.get('cpu_model')}, {d.get('cpu_count')} cores)"
+      L.append(f"| {kind} | {d.get('platform')} | {d.get('device_count')} | {d.get('jax')} | "
                f"{d.get('jaxlib')} | {d.get('mujoco')} | {d.get('mujoco-mjx')} | {d.get('brax')} | "
                f"{d.get('python')} |")
   L += ["", "## Targets (one H100)", "", "| what | target | measured | met | device |", "|---|---|---|---|---|"]
@@ -675,11 +682,13 @@ def markdown(meta: dict, parts: Dict[str, dict], order: List[Part]) -> str:
              f"{s['compile_s']:.1f} | {_fmt(s['train_sps_median'])} | {_fmt(s['final_success'], '.3f')} | "
              f"{_fmt(s['best_success'], '.3f')} | {s.get('target', '-')} | {reached} | {met} |")
 
-  L += ["", "## Parts", "", "| part | status | device | updated | note |", "|---|---|---|---|---|"]
+  L += ["", "## Parts", "", "| part | status | device | updated | load average (1 min) | note |",
+        "|---|---|---|---|---:|---|"]
   for p in order:
     d = parts.get(p.name) or {}
-    L.append(f"| {p.name} | {d.get('status', 'not started')} | {d.get('env', {}).get('device_kind', '-')} | "
-             f"{d.get('env', {}).get('date', '-')} | {d.get('note', '')} |")
+    e = d.get("env", {})
+    L.append(f"| {p.name} | {d.get('status', 'not started')} | {e.get('device_kind', '-')} | "
+             f"{e.get('date', '-')} | {_fmt(e.get('load_avg_1m'), '.1f')} | {d.get('note', '')} |")
   return "\n".join(L) + "\n"
 
 
@@ -705,7 +714,8 @@ def parse_args(argv=None):
   p.add_argument("--part", action="append", default=None,
                  help="a part name or kind (throughput, ppo_vs_brax, train); repeatable; default all")
   p.add_argument("--size", choices=sorted(SIZES), default=None,
-                 help="full (GPU, the default), cpu (a small CPU run) or tiny (the test); fixed per DIR")
+                 help="full (an accelerator; the default there), cpu (a small CPU run; the default on a CPU) or tiny "
+                      "(the test); a DIR keeps the size it was started with")
   p.add_argument("--tiny", action="store_true", help="same as --size tiny")
   p.add_argument("--force", action="store_true", help="redo the selected parts even if finished")
   p.add_argument("--batch-sizes", default=None, help="comma-separated throughput ladder (overrides the size's)")
@@ -734,7 +744,7 @@ def main(argv=None) -> dict:
   os.makedirs(args.out, exist_ok=True)
   meta_path = os.path.join(args.out, "suite.json")
   meta = read_json(meta_path) or {}
-  size = args.size or meta.get("size") or "full"
+  size = args.size or meta.get("size") or ("cpu" if jax.devices()[0].platform == "cpu" else "full")
   if meta.get("size") and meta["size"] != size:
     raise SystemExit(f"error: {args.out} holds a size-{meta['size']} suite; --size {size} needs another --out")
   env = environment()
@@ -767,13 +777,15 @@ def main(argv=None) -> dict:
     if data and data.get("status") == "done" and not args.force:
       print(f"[{p.name}] done earlier ({data.get('env', {}).get('date')}); skipped", flush=True)
       continue
-    if (data is None or args.force or data.get("status") == "error"
+    if data and data.get("status") == "error" and not args.force:
+      # Not retried by itself: GPU time is scarce, and a broken part would eat every slot's budget.
+      print(f"[{p.name}] failed earlier ({data.get('note')}); skipped, --force --part {p.name} retries it",
+            flush=True)
+      continue
+    if (data is None or args.force
         or (p.kind == "throughput" and data.get("env", {}).get("device_kind") != env["device_kind"])):
       # New, redone, or a partial ladder from another kind of device (its figures would not mix): fresh.
       data = {"part": p.name, "kind": p.kind}
-    if p.kind == "train" and args.force:
-      import shutil  # pylint: disable=import-outside-toplevel
-      shutil.rmtree(os.path.join(args.out, "runs", p.spec.config), ignore_errors=True)
     data["env"] = env
     try:
       status = RUNNERS[p.kind](p, data, ctx)

@@ -4,6 +4,7 @@ finished parts and resumes partial ones (a throughput ladder, a train.py run sto
 import json
 import os
 
+import jax
 import pytest
 
 import mjx_envs
@@ -117,7 +118,7 @@ def test_tiny_suite_runs_stops_at_its_budget_and_resumes(tmp_path, monkeypatch):
   assert tp["status"] == "done" and [r["batch"] for r in tp["rows"]] == [8, 16] and tp["rows"][0] == row8
 
   md = open(os.path.join(out, "results.md")).read()
-  for text in ("| cpu | cpu |", "## Targets (one H100)", "our PPO / Brax PPO training steps/s (FetchReach)",
+  for text in (f"| cpu ({et.cpu_model()}", f"| {jax.__version__} |", "## Targets (one H100)", "our PPO / Brax PPO training steps/s (FetchReach)",
                "ppo_fetch_reach: eval/success_rate >= 0.9, incl. compile", "| FetchReach | 16 |",
                "| ppo_fetch_reach | done | 240 |", "no_such_config | skipped"):
     assert text in md, text
