@@ -125,6 +125,8 @@ def parse_args(argv=None):
   p.add_argument("--episodes", type=int, default=100)
   p.add_argument("--steps", type=int, default=None, help="override steps per episode for every task")
   p.add_argument("--seed", type=int, default=0)
+  p.add_argument("--overrides", default=None,
+                 help='JSON config overrides applied to every task, e.g. \'{"condim": 3}\' (physics tuning)')
   p.add_argument("--cache-dir", default=os.path.join(REPO, ".jax_cache"),
                  help="persistent compilation cache ('' disables)")
   p.add_argument("--json", default=None, help="write results to this path")
@@ -144,9 +146,11 @@ def main(argv=None):
   dev = jax.devices()[0]
   print(f"# device: {dev} ({dev.platform}), jax {jax.__version__}; {args.episodes} episodes per task, "
         f"seed {args.seed}", flush=True)
+  extra = json.loads(args.overrides) if args.overrides else {}
   rows, t_start = [], time.perf_counter()
   for name in names:
-    row = run_task(name, every[name], args.episodes, args.seed, args.steps)
+    reg, over, steps, bar = every[name]
+    row = run_task(name, (reg, {**over, **extra}, steps, bar), args.episodes, args.seed, args.steps)
     rows.append(row)
     if "error" in row:
       print(f"[{name}] error: {row['error']}", file=sys.stderr, flush=True)

@@ -4,6 +4,15 @@ The table top collides as a plane (cheap in MJX); its finite extent is enforced 
 not by the physics. Blocks are boxes; the gripper is `mjx_envs.gripper`. Only the geom pairs that can
 touch are enabled (contype/conaffinity bits), since MJX evaluates every candidate pair every step:
   bit 1: blocks and the table; bit 2: the fingers (which collide with blocks and the table).
+
+Physics cost (issue 11; BENCHMARKS.md "Physics cost"). Every physics setting is an env config key:
+`sim_dt`, `n_substeps`, `iterations`, `ls_iterations`, `cone`, `condim` (blocks and fingers) and `impl`
+("jax" or "warp"). Defaults are unchanged (0.008 s x 5, Newton 4/6, pyramidal, condim 4, jax). Measured
+side by side on the 2-core CPU (BlocksPush-1, batch 64, 20 steps, 3 alternating rounds; noisy, loaded
+machine): condim 3 1.52x, iterations 2 + ls_iterations 4 1.52x, both 1.54x, sim_dt 0.01 x 4 0.94x (no
+gain; it would also soften the 0.01 s weld, which MuJoCo clamps to 2 x timestep). Condim 3 cuts the
+constraint rows 168 -> 120 for the same 28 contacts. See BENCHMARKS.md for the scripted-controller guard
+of the candidate settings before any default changes.
 """
 
 from __future__ import annotations

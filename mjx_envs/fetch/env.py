@@ -66,6 +66,15 @@ experts needing clean physics):
 - `gripper_state` and `gripper_vel` are our fingers' joint positions/velocities [right, left]: the same
   range (0 closed .. 0.05 open) as the reference's finger joints.
 - The episode never terminates (`done` stays 0); the time limit is the wrappers' job (`episode_length`).
+
+Physics cost (issue 11; BENCHMARKS.md "Physics cost"). Every physics setting is a config key: `sim_dt`,
+`n_substeps`, `iterations`, `ls_iterations`, `cone`, `condim` (object and fingers; None keeps 4, Slide's
+puck 3) and `impl` ("jax" or "warp", the optional [warp] extra). Defaults are unchanged. Measured side by
+side on the 2-core CPU (FetchPush, batch 64, 20 steps, 3 alternating rounds; loaded machine):
+iterations 2 + ls_iterations 4 1.48x, + condim 3 1.59x (constraint rows 104 -> 80), + sim_dt 0.008 x 5
+instead of 0.004 x 10 2.47x. The last is the setting the Push default moved away from (an occasional
+flipped cube); none of these has yet passed the scripted-controller guard and the reference-parity test
+for Fetch, so they stay opt-in.
 """
 
 from __future__ import annotations
