@@ -100,7 +100,8 @@ def make_config(args):
   flags = {}  # key -> the option that set it, for the error message
   # The flags go through the same checks as --set; repr keeps --steps 2.5 a float, refused, not truncated.
   for flag, key, value in (("--steps", "agent.total_env_steps", args.steps),
-                           ("--num-envs", "agent.num_envs", args.num_envs), ("--seed", "run.seed", args.seed)):
+                           ("--num-envs", "agent.num_envs", args.num_envs), ("--seed", "run.seed", args.seed),
+                           ("--devices", "run.devices", args.devices)):
     if value is not None:
       sets.append(f"{key}={value!r}")
       flags[key] = f"{flag} {value:g}: "
@@ -254,13 +255,17 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint; with `video`, an
   episode of the final policy to RUN_DIR/video.mp4."""
   os.makedirs(run_dir, exist_ok=True)
+  devices = sharding.usable_devices(cfg["agent"]["num_envs"], jax.devices()[:cfg["run"]["devices"] or None])
+  if cfg["run"]["devices"] and len(devices) != cfg["run"]["devices"]:
+    raise SystemExit(f"error: run.devices={cfg['run']['devices']} but {len(devices)} device(s) can split "
+                     f"agent.num_envs={cfg['agent']['num_envs']} here ({len(jax.devices())} available)")
+  cfg = {**cfg, "run": {**cfg["run"], "devices": len(devices)}}  # the count in force, for --resume
   if not resume:
     with open(os.path.join(run_dir, "config.json"), "w") as f:
       json.dump(cfg, f, indent=2)
   env, algo = experiment.build(cfg)
   c, rc = algo.config, cfg["run"]
   seed = rc["seed"]
-  devices = sharding.usable_devices(c.num_envs)
   mesh = sharding.data_mesh(c.num_envs, devices)
   ckpt = Checkpointer(run_dir, max_to_keep=rc["keep_checkpoints"])
   updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates))
@@ -327,18 +332,23 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
 
 
 def setup_devices(args) -> int:
-  """Gives JAX's CPU backend one device per core (or `--devices`, or a resumed run's count) before it
-  starts, so that `run` can split the env batch over every core; returns the CPU device count."""
+  """Gives JAX's CPU backend one device per core, or the count asked for (`--devices`, `--set
+  run.devices=N`, or a resumed run's `run.devices`), before anything starts the backend, so that `run`
+  can split the env batch over every core. Returns the CPU device count in force."""
   requested = args.devices
+  for s in args.set:
+    key, _, value = s.partition("=")
+    if key.strip() == "run.devices" and value.strip().isdigit():
+      requested = int(value)  # other values are refused by make_config with the usual message
   if requested is None and args.resume:
     try:
       with open(os.path.join(args.resume, "config.json")) as f:
         requested = json.load(f).get("run", {}).get("devices")
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
       requested = None  # make_config reports the unreadable run directory
-  if requested is not None and requested < 0:
-    raise SystemExit(f"error: --devices must be >= 0 (0: one per core), got {requested}")
-  return sharding.set_cpu_devices(requested or sharding.usable_cores())
+  if not isinstance(requested, int) or requested < 1:
+    requested = sharding.usable_cores()  # 0 or unset: one per core; bad values are reported later
+  return sharding.set_cpu_devices(requested)
 
 
 def main(argv=None):

@@ -38,6 +38,7 @@ class Checkpointer:
     step = self.latest_step() if step is None else step
     if step is None:
       raise FileNotFoundError(f"no checkpoint in {self.manager.directory}")
+    abstract_state = _with_default_sharding(abstract_state)
     out = self.manager.restore(step, args=ocp.args.Composite(
         state=ocp.args.StandardRestore(_nonempty(abstract_state)), meta=ocp.args.JsonRestore()))
     leaves, treedef = jax.tree.flatten(abstract_state)
@@ -47,6 +48,20 @@ class Checkpointer:
 
   def close(self):
     self.manager.close()
+
+
+def _with_default_sharding(abstract_state: Any) -> Any:
+  """Leaves without a sharding (a plain `jax.eval_shape`) are restored onto the default device, so that a
+  checkpoint written by a run split over several devices (train.py's CPU default) loads in a process
+  with one (a notebook's `load_policy`)."""
+  device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+  def one(x):
+    if getattr(x, "sharding", None) is not None:
+      return x
+    return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=device)
+
+  return jax.tree.map(one, abstract_state)
 
 
 def _size(x) -> int:

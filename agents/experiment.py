@@ -40,6 +40,8 @@ RUN_DEFAULTS = {
     "keep_checkpoints": 3,     # the newest N are kept (self-play keeps more for its payoff matrix)
     "num_eval_envs": 128,
     "max_minutes": 0,          # >0: stop (checkpointed, resumable) once this much wall-clock has passed
+    "devices": 0,              # CPU: host devices the env batch is split over (0: one per core); the
+                               # count used is written here, so a resume uses it (it is part of the seed)
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
@@ -106,7 +108,8 @@ RULES = {
             "past_opponent_prob": _within(0, 1, high_open=True), "pool_size": _ge(1), "pool_every": _ge(1),
             "holdout_tasks": _holdout_tasks(), "holdout_max_goals": _ge(1)},
     "run": {"seed": _within(0, 2**31, high_open=True), "eval_every": _ge(1), "checkpoint_every": _ge(1),
-            "keep_checkpoints": _ge(1), "num_eval_envs": _ge(1), "max_minutes": _ge(0)},
+            "keep_checkpoints": _ge(1), "num_eval_envs": _ge(1), "max_minutes": _ge(0),
+            "devices": _ge(0)},
 }
 
 

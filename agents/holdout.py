@@ -78,10 +78,10 @@ def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable
   state = sharding.constrain_env_axis(state)
   zeros = jnp.zeros((k_tasks * e,))
 
-  def success_of(s):
+  def success_of(s, sym):  # one episode
     achieved = env._achieved(s.pipeline_state)  # pylint: disable=protected-access
     goal = s.info["goal"]
-    placed = jnp.where(symmetric[:, None],
+    placed = jnp.where(sym,
                        G.object_success(achieved, goal, cfg["pos_threshold"], cfg["rot_threshold"], True),
                        G.object_success(achieved, goal, cfg["pos_threshold"], cfg["rot_threshold"], False))
     return jnp.all(placed, -1)
@@ -91,7 +91,7 @@ def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable
     active = (failed == 0) & (successes < max_goals)
     k_act, k_goal = jax.vmap(jax.random.split, out_axes=1)(k)       # [K, 2] each
     nxt = jax.vmap(env.step)(state, act(state.obs, k_act[0]))
-    success = active & success_of(nxt)
+    success = active & jax.vmap(success_of)(nxt, symmetric)
     timeout = active & ~success & (t + 1 >= budget)
     regoal = jax.vmap(goal_for)(episode_keys(k_goal), task_of, nxt)
     nxt = jax.tree.map(lambda a, b: jnp.where(success.reshape(success.shape + (1,) * (a.ndim - 1)), a, b),

@@ -88,10 +88,14 @@ def _final_params(run_dir):
 
 
 def test_resume_after_sigkill_is_exact(tmp_path):
+  """On 2 host devices (train.py's CPU default on a 2-core machine; forced here so any machine tests
+  it): the count is stored in config.json and a resume without --devices uses it again."""
   full, killed = str(tmp_path / "full"), str(tmp_path / "killed")
-  cmd = [sys.executable, os.path.join(ROOT, "train.py")] + TINY
-  subprocess.run(cmd + ["--out", full], check=True, env=_env(), cwd=ROOT, timeout=600,
-                 capture_output=True)
+  cmd = [sys.executable, os.path.join(ROOT, "train.py"), "--devices", "2"] + TINY
+  out = subprocess.run(cmd + ["--out", full], check=True, env=_env(), cwd=ROOT, timeout=600,
+                       capture_output=True, text=True).stdout
+  assert "devices=2 x cpu" in out, out[-2000:]
+  assert json.load(open(os.path.join(full, "config.json")))["run"]["devices"] == 2
   proc = subprocess.Popen(cmd + ["--out", killed], env=_env(), cwd=ROOT, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT)
   deadline = time.time() + 600
@@ -106,8 +110,9 @@ def test_resume_after_sigkill_is_exact(tmp_path):
   proc.wait()
   state_k, meta_k = _final_params(killed)
   assert meta_k["chunks"] < 12, "the run finished before it could be killed"
-  subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), "--resume", killed, "--no-progress"],
-                 check=True, env=_env(), cwd=ROOT, timeout=600, capture_output=True)
+  out = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), "--resume", killed, "--no-progress"],
+                       check=True, env=_env(), cwd=ROOT, timeout=600, capture_output=True, text=True).stdout
+  assert "devices=2 x cpu" in out, out[-2000:]
   a, meta_a = _final_params(full)
   b, meta_b = _final_params(killed)
   assert meta_a["chunks"] == meta_b["chunks"] == 12
@@ -143,6 +148,17 @@ TWO_DEVICES = textwrap.dedent("""
     diff = max(float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) for a, b in
                zip(jax.tree.leaves(one.params), jax.tree.leaves(two.params)))
     print("MATCH max_abs_diff", diff)
+    # Evaluation creates its own envs; under the mesh they are split over both devices too (the
+    # compiled function then reduces across devices), with the same result for the same params.
+    params, obs_norm = jax.device_get((one.params, one.obs_norm))
+    ev1 = jax.jit(algo.evaluate, device=jax.devices()[0])(params, obs_norm, key)
+    with jax.set_mesh(mesh):
+      lowered = jax.jit(algo.evaluate).lower(params, obs_norm, key)
+      ev2 = lowered.compile()(params, obs_norm, key)
+    assert "all-reduce" in lowered.compile().as_text()
+    for k in ev1:
+        np.testing.assert_allclose(float(ev1[k]), float(ev2[k]), rtol=1e-5, atol=1e-6)
+    print("EVAL MATCH", {k: float(v) for k, v in ev2.items()})
 """)
 
 
@@ -152,4 +168,4 @@ def test_two_devices_match_one_device():
   proc = subprocess.run([sys.executable, "-c", TWO_DEVICES], env=env, cwd=ROOT, capture_output=True,
                         text=True, timeout=900)
   assert proc.returncode == 0, proc.stderr[-3000:]
-  assert "MATCH" in proc.stdout
+  assert "MATCH" in proc.stdout and "EVAL MATCH" in proc.stdout
