@@ -144,9 +144,17 @@ def reset_pool(env, seed: int):
   return jax.block_until_ready(jax.jit(jax.vmap(env.reset))(keys))
 
 
-def tile_batch(pool, batch: int):
+def tile_batch(pool, batch: int, devices=None):
+  """`batch` states cycled from the reset pool; with several `devices`, split along the env axis over
+  them (data parallel, as train.py does: on CPU, one host device per core puts every core to work)."""
   idx = jnp.arange(batch) % RESET_POOL
-  return jax.block_until_ready(jax.tree.map(lambda x: x[idx], pool))
+  state = jax.tree.map(lambda x: x[idx], pool)
+  if devices is not None and len(devices) > 1:
+    from agents import sharding  # pylint: disable=import-outside-toplevel
+    mesh = sharding.data_mesh(batch, devices)
+    split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("data"))
+    state = jax.device_put(state, jax.tree.map(lambda x: split if x.size else None, state))
+  return jax.block_until_ready(state)
 
 
 def make_rollout(env, batch: int, num_steps: int, actions: str):
@@ -200,10 +208,13 @@ def xla_stats(compiled, batch: int | None = None) -> dict:
 
 
 def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheHits, repeats: int = 3,
-              max_seconds: float = 10.0) -> dict:
-  """Compiles, warms up and times `num_steps` control steps of `batch` envs (see the module docstring).
-  The result includes `xla_stats` of the compiled scan."""
-  state = tile_batch(pool, batch)
+              max_seconds: float = 10.0, devices=None) -> dict:
+  """Compiles, warms up and times `num_steps` control steps of `batch` envs (see the module docstring),
+  split over `devices` (default: one device). The result includes `xla_stats` of the compiled scan."""
+  if devices is not None:
+    from agents import sharding  # pylint: disable=import-outside-toplevel
+    devices = sharding.usable_devices(batch, devices)
+  state = tile_batch(pool, batch, devices)
   fn = make_rollout(env, batch, num_steps, actions)
   key = jax.random.PRNGKey(batch)
   hits0 = cache.hits
@@ -227,7 +238,8 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
   run_s = float(np.median(times))
   diverged = float(jnp.mean(out.info["diverged"])) if "diverged" in out.info else float("nan")
   steps = batch * num_steps
-  return {"batch": batch, "steps": num_steps, "compile_s": compile_s, "cache_hit": cache_hit,
+  return {"batch": batch, "devices": len(devices) if devices else 1, "steps": num_steps,
+          "compile_s": compile_s, "cache_hit": cache_hit,
           "warmup_s": warmup_s, "run_s": run_s, "run_times_s": times, "mjx_steps_per_s": steps / run_s,
           "mjx_substeps_per_s": steps * env.n_substeps / run_s, "diverged_frac": diverged, "xla": xla}
 
@@ -348,6 +360,9 @@ def parse_args(argv=None):
                  help="persistent compilation cache ('' disables)")
   p.add_argument("--json", default=None, help="write results to this path")
   p.add_argument("--list", action="store_true", help="list preset env names and exit")
+  p.add_argument("--devices", type=int, default=0,
+                 help="split each batch over N devices (default 0: on CPU one host device per core, on an "
+                      "accelerator all of them; the largest count dividing the batch is used)")
   return p.parse_args(argv)
 
 
@@ -365,6 +380,9 @@ def main(argv=None):
     jax.config.update("jax_compilation_cache_dir", args.cache_dir)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
   cache = CacheHits()
+  from agents import sharding  # pylint: disable=import-outside-toplevel
+  sharding.set_cpu_devices(args.devices or sharding.usable_cores())  # before the backend starts
+  devices = jax.devices()[:args.devices or None]
 
   dev = device_info()
   print(f"# device: {dev['device']} | platform: {dev['platform']} | kind: {dev['device_kind']} | "
@@ -400,7 +418,7 @@ def main(argv=None):
         results.append(row)
         continue
       try:
-        r = bench_mjx(env, pool, b, n, args.actions, cache, args.repeats, args.max_call_seconds)
+        r = bench_mjx(env, pool, b, n, args.actions, cache, args.repeats, args.max_call_seconds, devices)
       except Exception as e:  # pylint: disable=broad-except  (e.g. out of memory)
         row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
         print(f"[{bname}] B={b}: failed: {row['skipped']}", file=sys.stderr, flush=True)
@@ -411,7 +429,7 @@ def main(argv=None):
       if c:
         row["ratio_mjx_over_c"] = rate / c["c_steps_per_s"]
       results.append(row)
-      print(f"[{bname}] B={b} N={n}: compile {r['compile_s']:.1f} s"
+      print(f"[{bname}] B={b} N={n} on {r['devices']} device(s): compile {r['compile_s']:.1f} s"
             f"{' (cache hit)' if r['cache_hit'] else ''}, warm-up {r['warmup_s']:.2f} s, "
             f"run {r['run_s']:.2f} s -> {rate:,.0f} ctrl steps/s"
             + (f", MJX/C {row['ratio_mjx_over_c']:.2f}" if c else ""), file=sys.stderr, flush=True)
