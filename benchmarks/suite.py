@@ -309,6 +309,7 @@ class Context:
   train_minutes: Optional[float]
   batch_sizes: Optional[List[int]]
   max_compile_s: float = 0.0   # the slowest compile measured in this invocation (budget estimates)
+  max_train_overhead_s: float = 0.0   # the slowest train.py start-up + compile in this invocation
 
 
 # ------------------------------------------------------------------------------------------ throughput
@@ -485,8 +486,10 @@ def run_train(part: Part, data: dict, ctx: Context) -> str:
   rows = read_metrics(run_dir)
   used_min = rows[-1]["wall_s"] / 60 if rows else 0.0
   left_min = spec.budget_min - used_min
+  # Start-up and compile: as this run's earlier sessions took, else as much as any run's in this
+  # invocation, at least the size's prior.
   overhead = max([s["process_s"] - s.get("train_s", 0.0) for s in sessions],
-                 default=SIZES[ctx.size]["priors"]["train_overhead"])
+                 default=max(SIZES[ctx.size]["priors"]["train_overhead"], ctx.max_train_overhead_s))
   if sessions and left_min <= 0:
     data["note"] = f"training budget of {spec.budget_min:g} min used"
     return "done"
@@ -532,6 +535,7 @@ def run_train(part: Part, data: dict, ctx: Context) -> str:
   new_rows = read_metrics(run_dir)
   session.update(rc=rc, process_s=time.time() - t, stopped_by_time=stopped_by_time,
                  train_s=(new_rows[-1]["wall_s"] - (rows[-1]["wall_s"] if rows else 0.0)) if new_rows else 0.0)
+  ctx.max_train_overhead_s = max(ctx.max_train_overhead_s, session["process_s"] - session["train_s"])
   data["summary"] = summarise_run(new_rows, spec)
   if rc != 0:
     session["error"] = f"train.py exited with {rc}; see {data['run_dir']}/suite_log.txt"
