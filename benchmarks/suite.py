@@ -686,7 +686,7 @@ def markdown(meta: dict, parts: Dict[str, dict], order: List[Part]) -> str:
              f"{s['compile_s']:.1f} | {_fmt(s['train_sps_median'])} | {_fmt(s['final_success'], '.3f')} | "
              f"{_fmt(s['best_success'], '.3f')} | {s.get('target', '-')} | {reached} | {met} |")
 
-  L += ["", "## Parts", "", "| part | status | device | updated | load average (1 min) | note |",
+  L += ["", "## Parts", "", "| part | status | device | last started | load average (1 min) then | note |",
         "|---|---|---|---|---:|---|"]
   for p in order:
     d = parts.get(p.name) or {}
@@ -790,7 +790,9 @@ def main(argv=None) -> dict:
         or (p.kind == "throughput" and data.get("env", {}).get("device_kind") != env["device_kind"])):
       # New, redone, or a partial ladder from another kind of device (its figures would not mix): fresh.
       data = {"part": p.name, "kind": p.kind}
-    data["env"] = env
+    # The environment as this part starts: its time and the load now (a shared machine slows everything).
+    data["env"] = dict(env, date=datetime.datetime.now().isoformat(timespec="seconds"),
+                       load_avg_1m=os.getloadavg()[0])
     try:
       status = RUNNERS[p.kind](p, data, ctx)
     except Exception as e:  # pylint: disable=broad-except  (one part's failure must not lose the others)
