@@ -203,6 +203,17 @@ def _fmt(compile_s):
   return ", ".join(f"{k} {v:.1f}s" for k, v in compile_s.items() if v is not None)
 
 
+def evaluation_parts(algo):
+  """{name: fn(params, obs_norm, key)}: the algorithm's evaluation as separately compiled parts."""
+  return algo.evaluation_parts() if hasattr(algo, "evaluation_parts") else {"evaluate": algo.evaluate}
+
+
+def evaluate_with(algo, futures, params, obs_norm, key):
+  """Runs the compiled evaluation parts (waiting for their compiles) and combines their metrics."""
+  outs = {name: futures[name].result()(params, obs_norm, key) for name in evaluation_parts(algo)}
+  return algo.combine_evaluation(outs) if hasattr(algo, "combine_evaluation") else outs["evaluate"]
+
+
 def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print, heartbeat_s=20.0):
   """Compiles `init`, the train chunk (`train_many` of `updates_per_chunk` updates) and `evaluate` at
   once, each in a thread, with the env batch split over `mesh`.
@@ -216,7 +227,8 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   abstract = jax.eval_shape(algo.init, key)
   shardings = sharding.train_state_shardings(algo, mesh, abstract)
   abstract = sharding.with_shardings(abstract, shardings)
-  seconds = {"init": None, "train": None, "evaluate": None} if init else {"train": None, "evaluate": None}
+  seconds = {**({"init": None} if init else {}), "train": None,
+             **{name: None for name in evaluation_parts(algo)}}
   lock = threading.Lock()
   t0 = time.time()
 
@@ -233,7 +245,10 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   jobs = {
       **({"init": job("init", algo.init, (key,), out_shardings=shardings)} if init else {}),
       "train": job("train", lambda t: algo.train_many(t, updates_per_chunk), (abstract,), donate_argnums=0),
-      "evaluate": job("evaluate", algo.evaluate, (abstract.params, abstract.obs_norm, key)),
+      # An algorithm whose evaluation has independent parts (self-play: one world per holdout block
+      # count) has them compiled as separate functions, in parallel; `evaluation` combines them.
+      **{name: job(name, fn, (abstract.params, abstract.obs_norm, key))
+         for name, fn in evaluation_parts(algo).items()},
   }
   say(f"  compiling {', '.join(jobs)} (cold: about a minute on a CPU; later runs load them from the "
       "persistent cache)")
@@ -301,12 +316,13 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       m = jax.device_get(m)
       sps = steps_per_chunk / (time.time() - t)
       k_eval = jax.random.fold_in(jax.random.PRNGKey(seed + 1), chunk)
-      ev = jax.device_get(fns["evaluate"].result()(ts.params, ts.obs_norm, k_eval))
+      ev = jax.device_get(evaluate_with(algo, fns, ts.params, ts.obs_norm, k_eval))
       env_steps = (chunk + 1) * steps_per_chunk
       row = {"env_steps": env_steps, "wall_s": round(time.time() - wall0, 3), "train/sps": sps,
              **{k: float(v) for k, v in {**m, **ev}.items()}}
       if chunk == 0 and meta["chunks"] == 0:
-        row.update({"compile/train_s": compile_s["train"], "compile/eval_s": compile_s["evaluate"],
+        row.update({"compile/train_s": compile_s["train"],
+                    "compile/eval_s": max(compile_s[k] for k in evaluation_parts(algo)),
                     "compile/init_s": compile_s.get("init"), "compile/wall_s": compile_train,
                     "startup/first_step_s": to_first_step})
       logger.log(row)

@@ -106,28 +106,49 @@ def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable
   return rates, jnp.mean(successes, 1)
 
 
+def block_counts(tasks: Sequence[str]) -> list:
+  """The distinct block counts of `tasks`, in order of first appearance: one world (and one compiled
+  MJX step) each."""
+  return list(dict.fromkeys(parse_task(t)[1] for t in tasks))
+
+
+def evaluate_suite_part(tasks: Sequence[str], num_objects: int, world_config: Dict, act: Callable, key,
+                        num_episodes: int, steps_per_object: int = 200, max_goals: int = 5):
+  """The tasks of `tasks` with `num_objects` blocks, in one batch in one world (`evaluate_group`):
+  {"holdout/TASK-N": success_rate, "holdout_goals/TASK-N": goals solved per episode}. Task i (its index
+  in `tasks`) uses `fold_in(key, i)` whatever the grouping. `combine_suite` merges the parts."""
+  members = [(i, name, parse_task(name)[0]) for i, name in enumerate(tasks)
+             if parse_task(name)[1] == num_objects]
+  # The physics world of these tasks; "push" so that no flip face markers are compiled in (visual only).
+  world = make_holdout_env(f"push-{num_objects}", world_config)
+  keys = jnp.stack([jax.random.fold_in(key, i) for i, _, _ in members])
+  rates, per_ep = evaluate_group(world, [t for _, _, t in members], act, keys, num_episodes,
+                                 steps_per_object, max_goals)
+  out = {}
+  for j, (_, name, _) in enumerate(members):
+    out[f"holdout/{name}"] = rates[j]
+    out[f"holdout_goals/{name}"] = per_ep[j]
+  return out
+
+
+def combine_suite(tasks: Sequence[str], parts: Sequence[Dict]) -> Dict:
+  """The suite's metrics from its parts (jax or host values): every "holdout/TASK-N", "eval/success_rate"
+  (their mean) and "eval/return" (mean goals solved per episode)."""
+  merged = {k: v for part in parts for k, v in part.items()}
+  out = {f"holdout/{t}": merged[f"holdout/{t}"] for t in tasks}
+  out["eval/success_rate"] = jnp.mean(jnp.stack([jnp.asarray(out[f"holdout/{t}"]) for t in tasks]))
+  out["eval/return"] = jnp.mean(jnp.stack([jnp.asarray(merged[f"holdout_goals/{t}"]) for t in tasks]))
+  return out
+
+
 def evaluate_suite(tasks: Sequence[str], world_config: Dict, act: Callable, key, num_episodes: int,
                    steps_per_object: int = 200, max_goals: int = 5):
   """{"holdout/TASK-N": success_rate, ..., "eval/success_rate": their mean,
   "eval/return": mean goals solved per episode}.
 
-  Tasks with the same block count run as one batch in one world (`evaluate_group`); task i's episodes
-  use `fold_in(key, i)` whatever the grouping.
+  Tasks with the same block count run as one batch in one world (`evaluate_suite_part`), so the MJX
+  step is compiled once per block count; task i's episodes use `fold_in(key, i)` whatever the grouping.
   """
-  groups: Dict[int, list] = {}
-  for i, name in enumerate(tasks):
-    task, n = parse_task(name)
-    groups.setdefault(n, []).append((i, name, task))
-  out, goals = {}, {}
-  for n, members in groups.items():
-    # The physics world of these tasks; "push" so that no flip face markers are compiled in (visual only).
-    world = make_holdout_env(f"push-{n}", world_config)
-    keys = jnp.stack([jax.random.fold_in(key, i) for i, _, _ in members])
-    rates, per_ep = evaluate_group(world, [t for _, _, t in members], act, keys, num_episodes,
-                                   steps_per_object, max_goals)
-    for j, (_, name, _) in enumerate(members):
-      out[f"holdout/{name}"] = rates[j]
-      goals[name] = per_ep[j]
-  out["eval/success_rate"] = jnp.mean(jnp.stack([out[f"holdout/{t}"] for t in tasks]))
-  out["eval/return"] = jnp.mean(jnp.stack([goals[t] for t in tasks]))
-  return out
+  return combine_suite(tasks, [evaluate_suite_part(tasks, n, world_config, act, key, num_episodes,
+                                                   steps_per_object, max_goals)
+                               for n in block_counts(tasks)])

@@ -421,10 +421,28 @@ class AsymmetricSelfPlay:
 
   def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
     """Bob's zero-shot holdout suite (agents.holdout)."""
+    parts = self.evaluation_parts(num_envs)
+    return self.combine_evaluation({k: f(params, obs_norm, key) for k, f in parts.items()})
+
+  def evaluation_parts(self, num_envs: int | None = None):
+    """`evaluate` as independent pieces, {name: fn(params, obs_norm, key) -> metrics}, one per block
+    count of the holdout tasks (each its own world and MJX step), for a caller that compiles them in
+    parallel (train.py); `combine_evaluation` of their results is `evaluate`'s."""
     c = self.config
-    return holdout.evaluate_suite(c.holdout_tasks, self.holdout_world, self.policy(params, obs_norm), key,
-                                  int(num_envs or c.num_eval_envs),
-                                  self.raw_env.config["bob_steps_per_object"], c.holdout_max_goals)
+    n_eval = int(num_envs or c.num_eval_envs)
+
+    def part(n):
+      def fn(params, obs_norm, key):
+        return holdout.evaluate_suite_part(c.holdout_tasks, n, self.holdout_world, self.policy(params, obs_norm),
+                                           key, n_eval, self.raw_env.config["bob_steps_per_object"],
+                                           c.holdout_max_goals)
+      return fn
+
+    return {f"evaluate_{n}block": part(n) for n in holdout.block_counts(c.holdout_tasks)}
+
+  def combine_evaluation(self, outs):
+    """`evaluate`'s metrics from the results of `evaluation_parts` ({name: metrics})."""
+    return holdout.combine_suite(self.config.holdout_tasks, list(outs.values()))
 
 
 def make_train(env, config: ASPConfig | None = None) -> AsymmetricSelfPlay:

@@ -14,6 +14,7 @@ size is the op count of the optimised module XLA produced. Each function is time
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -83,6 +84,17 @@ def measure(config: str, sets=(), parts=("init", "train", "eval")):
   if "eval" in parts:
     row, _ = time_function("evaluate", algo.evaluate, ts.params, ts.obs_norm, key)
     rows.append(row)
+  eval_parts = train.evaluation_parts(algo)
+  if "eval_parts" in parts and len(eval_parts) > 1:
+    # As train.py compiles them: each part its own function, all at once in threads (XLA compiles a
+    # module on about one core, so on a multi-core host they overlap). Its own in-memory cache is off.
+    jax.clear_caches()
+    t = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(len(eval_parts)) as pool:
+      futs = {n: pool.submit(time_function, n, f, ts.params, ts.obs_norm, key) for n, f in eval_parts.items()}
+      for n, f in futs.items():
+        rows.append(f.result()[0])
+    rows.append({"function": "evaluate_parts_in_parallel", "total_s": round(time.perf_counter() - t, 2)})
   return {"config": config, "devices": [str(d) for d in jax.devices()], "rows": rows,
           "to_first_chunk_end_s": first_step_s}
 
@@ -91,7 +103,9 @@ def main(argv=None):
   p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   p.add_argument("--config", default=train.DEFAULT_CONFIG)
   p.add_argument("--set", action="append", default=[])
-  p.add_argument("--parts", default="init,train,eval")
+  p.add_argument("--parts", default="init,train,eval,eval_parts",
+                 help="init, train, eval (evaluate as one function), eval_parts (its parts compiled in "
+                      "parallel, as train.py does, where an algorithm has several)")
   p.add_argument("--cache", help="persistent compilation cache directory (default: off, a cold compile)")
   p.add_argument("--json", help="write the result here")
   a = p.parse_args(argv)
