@@ -344,7 +344,8 @@ def run_throughput(part: Part, data: dict, ctx: Context) -> str:
       if "c_steps_per_s" not in data and sz["c_seconds"] > 0:
         data.update(et.bench_c(env, family, pool, "random", sz["c_seconds"]))
     try:
-      r = et.bench_mjx(env, pool, b, n, "random", cache, sz["repeats"], max(2.0, 3 * sz["call_s"]))
+      r = et.bench_mjx(env, pool, b, n, "random", cache, sz["repeats"], max(2.0, 3 * sz["call_s"]),
+                       devices=jax.devices())
     except Exception as e:  # pylint: disable=broad-except
       msg = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
       data["stopped"] = {"batch": b, "reason": "out of memory" if is_oom(e) else "error", "error": msg}
@@ -745,6 +746,8 @@ def parse_args(argv=None):
 def main(argv=None) -> dict:
   """Runs the selected unfinished parts within the budget; returns the merged results."""
   args = parse_args(argv)
+  from agents import sharding  # pylint: disable=import-outside-toplevel
+  sharding.set_cpu_devices(sharding.usable_cores())  # CPU: throughput over every core, as train.py does
   os.makedirs(args.out, exist_ok=True)
   meta_path = os.path.join(args.out, "suite.json")
   meta = read_json(meta_path) or {}
