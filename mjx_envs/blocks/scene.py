@@ -7,12 +7,17 @@ touch are enabled (contype/conaffinity bits), since MJX evaluates every candidat
 
 Physics cost (issue 11; BENCHMARKS.md "Physics cost"). Every physics setting is an env config key:
 `sim_dt`, `n_substeps`, `iterations`, `ls_iterations`, `cone`, `condim` (blocks and fingers) and `impl`
-("jax" or "warp"). Defaults are unchanged (0.008 s x 5, Newton 4/6, pyramidal, condim 4, jax). Measured
-side by side on the 2-core CPU (BlocksPush-1, batch 64, 20 steps, 3 alternating rounds; noisy, loaded
-machine): condim 3 1.52x, iterations 2 + ls_iterations 4 1.52x, both 1.54x, sim_dt 0.01 x 4 0.94x (no
-gain; it would also soften the 0.01 s weld, which MuJoCo clamps to 2 x timestep). Condim 3 cuts the
-constraint rows 168 -> 120 for the same 28 contacts. See BENCHMARKS.md for the scripted-controller guard
-of the candidate settings before any default changes.
+("jax" or "warp"). Defaults: 0.008 s x 5, pyramidal, jax, and since issue 11 condim 3 (no torsional
+friction) with Newton iterations 3 / ls_iterations 4; the old physics (condim 4, 4 / 6) is one override
+away: `make("BlocksPush", condim=4, iterations=4, ls_iterations=6)`. Why: the solve is most of the step's
+cost, condim 3 cuts the constraint rows 168 -> 120 for the same 28 contacts (BlocksPush-1), and fewer
+iterations shorten the solve. The guard is the scripted experts (benchmarks/scripted_success.py, 100
+episodes): iterations 2 / ls 4 drops BlocksPickAndPlace-1 to 0.86 (condim 4) or 0.80 (condim 3), below
+its 0.90 bar; condim 3 alone, iterations 3 / ls 4 alone, 3 / 6 alone, and condim 3 with 3 / 4 all keep
+PickAndPlace-1, Push-1 and Stack-2 at 1.00. The adopted setting is the cheapest of those; measured side by
+side against the old one: BlocksPush-1 1.51x at batch 64 (1,037 -> 1,567 control steps/s) and 1.21x at batch 256 (687 -> 833; loaded
+machine, BENCHMARKS.md). sim_dt 0.01 x 4 gave
+no gain (0.94x) and would soften the 0.01 s weld, which MuJoCo clamps to 2 x timestep.
 """
 
 from __future__ import annotations
