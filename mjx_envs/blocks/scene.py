@@ -15,9 +15,9 @@ iterations shorten the solve. The guard is the scripted experts (benchmarks/scri
 episodes): iterations 2 / ls 4 drops BlocksPickAndPlace-1 to 0.86 (condim 4) or 0.80 (condim 3), below
 its 0.90 bar; condim 3 alone, iterations 3 / ls 4 alone, 3 / 6 alone, and condim 3 with 3 / 4 all keep
 PickAndPlace-1, Push-1 and Stack-2 at 1.00. The adopted setting is the cheapest of those; measured side by
-side against the old one: BlocksPush-1 1.51x at batch 64 (1,037 -> 1,567 control steps/s) and 1.21x at batch 256 (687 -> 833; loaded
-machine, BENCHMARKS.md). sim_dt 0.01 x 4 gave
-no gain (0.94x) and would soften the 0.01 s weld, which MuJoCo clamps to 2 x timestep.
+side against the old one (BlocksPush-1, loaded 2-core CPU, BENCHMARKS.md): 1.51x at batch 64 (1,037 ->
+1,567 control steps/s), 1.21x at batch 256 (687 -> 833). sim_dt 0.01 x 4 gave no gain (0.94x) and would
+soften the 0.01 s weld, which MuJoCo clamps to 2 x timestep.
 """
 
 from __future__ import annotations
