@@ -41,7 +41,7 @@ def test_throughput_ladder_stops_at_out_of_memory_and_continues(tmp_path, monkey
   """The ladder logic with the measurement faked: B=32 runs out of memory."""
   calls = []
 
-  def fake_bench(env, pool, batch, num_steps, actions, cache, repeats, max_seconds):
+  def fake_bench(env, pool, batch, num_steps, actions, cache, repeats, max_seconds, devices=None):
     calls.append(batch)
     if batch == 32:
       raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 123 bytes.")
@@ -72,6 +72,12 @@ def test_throughput_ladder_stops_at_out_of_memory_and_continues(tmp_path, monkey
   suite.main(args)            # finished: skipped
   assert calls == [8, 16, 32]
   assert "done earlier" in capsys.readouterr().out
+
+  # Any other error is a bug, not the memory limit: the part fails and waits for --force.
+  monkeypatch.setattr(et, "bench_mjx", lambda *a, **k: (_ for _ in ()).throw(TypeError("bad argument")))
+  merged = suite.main(["--out", str(tmp_path / "bug"), "--size", "tiny", "--part", "throughput-FetchReach"])
+  part = merged["parts"]["throughput-FetchReach"]
+  assert part["status"] == "error" and "TypeError: bad argument" in part["note"]
 
 
 @pytest.mark.slow
