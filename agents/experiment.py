@@ -137,6 +137,14 @@ def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:
   agent = _resolve_agent(dict(cfg.get("agent", {})), env)
   run = _merge("run", RUN_DEFAULTS, cfg.get("run", {}), _RUN_TYPES)
   _check_rules("run", run, RULES["run"])
+  if env.get("impl") == "warp":
+    if env["warp_max_envs"] is None:  # sized for this run's largest batch: no larger (Warp's CPU cost grows)
+      env["warp_max_envs"] = max(agent["num_envs"], run["num_eval_envs"])
+    for section, key in (("agent", "num_envs"), ("run", "num_eval_envs")):
+      n = {"agent": agent, "run": run}[section][key]
+      if n > env["warp_max_envs"]:
+        raise ConfigError(f"{section}.{key}={n} exceeds env.warp_max_envs={env['warp_max_envs']} (MuJoCo "
+                          f"Warp's contact buffer is sized for that many envs): raise env.warp_max_envs")
   return {"description": cfg.get("description", ""), "env": env, "agent": agent, "run": run}
 
 

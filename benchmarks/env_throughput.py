@@ -148,7 +148,9 @@ def tile_batch(pool, batch: int, devices=None):
   """`batch` states cycled from the reset pool; with several `devices`, split along the env axis over
   them (data parallel, as train.py does: on CPU, one host device per core puts every core to work)."""
   idx = jnp.arange(batch) % RESET_POOL
-  state = jax.tree.map(lambda x: x[idx], pool)
+  # Only leaves with the pool's leading axis are per-env: some leaves of a Warp `mjx.Data` (impl="warp")
+  # stay unbatched under vmap (leading size 1) and are shared by every env as they are.
+  state = jax.tree.map(lambda x: x[idx] if x.ndim and x.shape[0] == RESET_POOL else x, pool)
   if devices is not None and len(devices) > 1:
     from agents import sharding  # pylint: disable=import-outside-toplevel
     mesh = sharding.data_mesh(batch, devices)

@@ -59,6 +59,8 @@ def main(argv=None):
         f"device {jax.devices()[0]}, jax {jax.__version__}", flush=True)
   runs = []
   for label, over in variants:
+    if over.get("impl") == "warp":   # Warp's contact buffer sized for this batch, no larger (as train.py)
+      over = {"warp_max_envs": args.batch, **over}
     env = mjx_envs.make(reg, **{**base, **over})
     pool = et.reset_pool(env, seed=0)
     state = et.tile_batch(pool, args.batch)

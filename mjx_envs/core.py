@@ -158,6 +158,9 @@ def check_impl(impl) -> None:
         "install them with `pip install -e '.[warp]'` (or `pip install mujoco-warp warp-lang`)")
 
 
+WARP_DEFAULT_MAX_ENVS = 1024  # impl="warp" with warp_max_envs=None: the batch Warp's buffers are sized for
+
+
 class MjxEnv(Env):
   """An env backed by one MJX model, stepped `n_substeps` times per control step.
 
@@ -167,7 +170,7 @@ class MjxEnv(Env):
   """
 
   def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, max_qvel: float = 100.0,
-               impl: str = "jax"):
+               impl: str = "jax", warp_max_envs: int | None = None):
     check_impl(impl)
     self.mj_model = mj_model
     self.impl = impl
@@ -175,6 +178,15 @@ class MjxEnv(Env):
     # The zero state, built once on the host: MJX-Warp's make_data takes only an MjModel and is not
     # traceable, so `reset` starts from this template instead of calling make_data under jit.
     self._data_template = mjx.make_data(mj_model, impl=impl)
+    self.warp_max_envs = int(warp_max_envs or WARP_DEFAULT_MAX_ENVS)
+    if impl == "warp":
+      # MJX-Warp's contact buffer is one array shared by every env of a vmapped batch (JAX does not tell
+      # it the batch size), sized by default for ONE world: a batch of B envs would silently drop all
+      # contacts past that (Warp only prints "broadphase overflow"). Size it for `warp_max_envs` worlds;
+      # not more than needed: on the CPU, Warp's cost grows with the buffer (BlocksPush-1 at batch 64:
+      # 779 ctrl steps/s sized for 64 envs, 242 sized for 8192; BENCHMARKS.md, Physics cost).
+      per_world = int(self._data_template._impl.naconmax)  # pylint: disable=protected-access
+      self._data_template = mjx.make_data(mj_model, impl=impl, naconmax=per_world * self.warp_max_envs)
     self.n_substeps = int(n_substeps)
     self.max_qvel = float(max_qvel)
 

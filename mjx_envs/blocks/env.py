@@ -60,6 +60,8 @@ def default_config() -> Dict[str, Any]:
       condim=3,                   # block and finger contacts: 3 (sliding friction) or 4 (+ torsional;
                                   # before issue 11). See scene.py's docstring for the measured cost.
       impl="jax",                 # MJX implementation: "jax" or "warp" (the optional [warp] extra)
+      warp_max_envs=None,         # impl="warp": the most envs in one batch (Warp's contact buffer;
+                                  # None: 1024; train.py sets it from num_envs)
       max_position_change=0.05,   # metres per step at |action| = 1
       max_rotation_change=0.2,    # radians per step at |action| = 1
       max_finger_change=0.02,     # metres per step at |action| = 1
@@ -96,7 +98,9 @@ class BlocksEnv(GoalEnv):
         raise ConfigError(f"{key} must be > 0, got {c[key]!r}")
     if not 0 < c["action_smoothing"] <= 1:
       raise ConfigError(f"action_smoothing must be in (0, 1], got {c['action_smoothing']!r}")
-    for key in ("n_substeps", "iterations", "ls_iterations"):
+    for key in ("n_substeps", "iterations", "ls_iterations", "warp_max_envs"):
+      if key == "warp_max_envs" and c[key] is None:
+        continue
       if not isinstance(c[key], int) or c[key] < 1:
         raise ConfigError(f"{key} must be an int >= 1, got {c[key]!r}")
     if c["cone"] not in ("pyramidal", "elliptic"):
@@ -118,7 +122,7 @@ class BlocksEnv(GoalEnv):
     mj_model = mujoco.MjModel.from_xml_string(scene_xml(
         n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip",
         cone=c["cone"], condim=c["condim"]))
-    super().__init__(mj_model, c["n_substeps"], impl=c["impl"])
+    super().__init__(mj_model, c["n_substeps"], impl=c["impl"], warp_max_envs=c["warp_max_envs"])
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._obj_qpos = np.array([mj_model.joint(f"object{i}").qposadr[0] for i in range(n)])
     self._obj_qvel = np.array([mj_model.joint(f"object{i}").dofadr[0] for i in range(n)])

@@ -154,6 +154,8 @@ def default_config(task: str) -> Dict[str, Any]:
       # None: 4, except the Slide puck, whose table contact is 3 (the fingers stay 4).
       "condim": None,
       "impl": "jax",                  # MJX implementation: "jax" or "warp" (the optional [warp] extra)
+      "warp_max_envs": None,          # impl="warp": the most envs in one batch (Warp's contact buffer;
+                                      # None: 1024; train.py sets it from num_envs)
       "target_range": 0.3 if task == "FetchSlide" else 0.15,
   }
   if task != "FetchReach":
@@ -190,6 +192,8 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
   _int_ge(task, cfg, "n_substeps", 1)
   _int_ge(task, cfg, "iterations", 1)
   _int_ge(task, cfg, "ls_iterations", 1)
+  if cfg["warp_max_envs"] is not None:
+    _int_ge(task, cfg, "warp_max_envs", 1)
   _float_in(task, cfg, "target_range", 0.0, 1.0)
   if cfg["cone"] not in ("pyramidal", "elliptic"):
     raise ConfigError(f"{task}: config 'cone' must be 'pyramidal' or 'elliptic', got {cfg['cone']!r}")
@@ -330,7 +334,8 @@ class FetchEnv(GoalEnv):
     self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]),
                          int(cfg["ls_iterations"]), cone=cfg["cone"], condim=cfg["condim"])
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
-    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"])
+    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
+                     warp_max_envs=cfg["warp_max_envs"])
 
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._target_mocap = int(mj_model.body("target").mocapid[0])

@@ -4,6 +4,7 @@ The Warp comparisons need the optional `[warp]` extra (mujoco-warp, warp-lang: ~
 install it, so there they are skipped. Everything else here builds models only (no compilation).
 """
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -85,3 +86,34 @@ def test_warp_steps_like_jax(name, overrides):
   assert not div_warp.any() and not div_jax.any()
   # Both run float32 and differ in solver details; over 5 control steps positions agree to ~1e-4 m.
   np.testing.assert_allclose(q_warp, q_jax, atol=1e-3)
+
+
+@pytest.mark.skipif(not WARP, reason="MuJoCo Warp not installed (optional extra: pip install -e '.[warp]')")
+def test_warp_contact_buffer_holds_the_whole_batch():
+  """MJX-Warp shares one contact buffer across a vmapped batch. Sized for the batch (warp_max_envs), 64
+  resting blocks stay on the table as under MJX-JAX; sized for one env, most envs lose their contacts and
+  the blocks sink: the comparison detects an undersized buffer."""
+  batch, steps = 64, 10
+  keys = jax.random.split(jax.random.PRNGKey(0), batch)
+  z = {}
+  for label, over in (("jax", {}), ("warp", {"impl": "warp", "warp_max_envs": batch}),
+                      ("warp_one", {"impl": "warp", "warp_max_envs": 1})):
+    env = mjx_envs.make("BlocksPush", **over)
+    state = jax.jit(jax.vmap(env.reset))(keys)
+    step = jax.jit(jax.vmap(env.step))
+    for _ in range(steps):
+      state = step(state, jnp.zeros((batch, env.action_size)))
+    z[label] = np.asarray(state.pipeline_state.xpos[:, env.mj_model.body("object0").id, 2])
+  np.testing.assert_allclose(z["warp"], z["jax"], atol=1e-3)
+  assert np.sum(np.abs(z["warp_one"] - z["jax"]) > 1e-2) > batch // 2
+
+
+@pytest.mark.skipif(not WARP, reason="MuJoCo Warp not installed (optional extra: pip install -e '.[warp]')")
+def test_warp_max_envs_follows_the_run():
+  from agents import experiment  # pylint: disable=import-outside-toplevel
+  cfg = {"env": {"name": "FetchReach", "impl": "warp"}, "agent": {"algo": "ppo", "num_envs": 256},
+         "run": {"num_eval_envs": 128}}
+  assert experiment.resolve(cfg)["env"]["warp_max_envs"] == 256
+  cfg["env"]["warp_max_envs"] = 128
+  with pytest.raises(mjx_envs.ConfigError, match=r"agent.num_envs=256 exceeds env.warp_max_envs=128"):
+    experiment.resolve(cfg)
