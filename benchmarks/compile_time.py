@@ -5,6 +5,7 @@ the HLO size, and the time to the first training step.
     python -m benchmarks.compile_time --config asp_blocks --parts eval
     python -m benchmarks.compile_time --cache DIR              # warm: a persistent cache at DIR
     python -m benchmarks.compile_time --json out.json
+    cp benchmarks/compile_time.py OLD/benchmarks/ && (cd OLD && python -m benchmarks.compile_time)  # before
 
 Cold means the persistent compilation cache is off for this process (`--cache` turns it on). The HLO
 size is the op count of the optimised module XLA produced. Each function is timed as train.py builds it
@@ -84,7 +85,8 @@ def measure(config: str, sets=(), parts=("init", "train", "eval")):
   if "eval" in parts:
     row, _ = time_function("evaluate", algo.evaluate, ts.params, ts.obs_norm, key)
     rows.append(row)
-  eval_parts = train.evaluation_parts(algo)
+  # (An older checkout, with this file copied into it for a before/after, may predate evaluation parts.)
+  eval_parts = getattr(train, "evaluation_parts", lambda _: {})(algo)
   if "eval_parts" in parts and len(eval_parts) > 1:
     # As train.py compiles them: each part its own function, all at once in threads (XLA compiles a
     # module on about one core, so on a multi-core host they overlap). Its own in-memory cache is off.

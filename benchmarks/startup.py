@@ -11,8 +11,11 @@ different device counts alternate, so a noisy machine affects them alike.
     python -m benchmarks.startup                              # default config, devices 1 and 2, cold + warm
     python -m benchmarks.startup --devices 1,2 --repeats 2 --steps 102400 --json out.json
     python -m benchmarks.startup --train-py /path/to/other/checkout/train.py   # an older revision
+    python -m benchmarks.startup --train-py train.py --train-py /tmp/base/train.py:0  # side by side
 
-`--train-py` of an older checkout without `--devices` runs it without that flag (its own defaults).
+`--train-py` repeats: the trials of every checkout and device count alternate in one run. `PATH:COUNTS`
+gives a checkout its own device counts; 0 omits the flag (an older checkout without `--devices` runs
+with its own defaults).
 """
 
 from __future__ import annotations
@@ -63,25 +66,28 @@ def main(argv=None):
   p.add_argument("--steps", type=int, default=38400)
   p.add_argument("--repeats", type=int, default=1)
   p.add_argument("--no-warm", action="store_true", help="cold trials only")
-  p.add_argument("--train-py", default=os.path.join(REPO, "train.py"))
+  p.add_argument("--train-py", action="append", help="PATH[:COUNTS]; repeatable (default: this checkout)")
   p.add_argument("--json")
   a = p.parse_args(argv)
   results = []
-  counts = [int(d) for d in a.devices.split(",")]
+  combos = []
+  for spec in a.train_py or [os.path.join(REPO, "train.py")]:
+    path, _, counts = spec.partition(":")
+    combos += [(os.path.abspath(path), int(d)) for d in (counts or a.devices).split(",")]
   for rep in range(a.repeats):
-    order = counts if rep % 2 == 0 else counts[::-1]
-    for n in order:
+    order = combos if rep % 2 == 0 else combos[::-1]
+    for train_py, n in order:
       tmp = tempfile.mkdtemp(prefix="startup-")
       try:
         cache = os.path.join(tmp, "cache")
         for kind in ("cold",) if a.no_warm else ("cold", "warm"):
-          r = trial(a.train_py, a.config, n, a.steps, cache, os.path.join(tmp, kind))
-          r.update(kind=kind, repeat=rep)
+          r = trial(train_py, a.config, n, a.steps, cache, os.path.join(tmp, kind))
+          r.update(kind=kind, repeat=rep, train_py=train_py)
           results.append(r)
           print(json.dumps(r), flush=True)
       finally:
         shutil.rmtree(tmp, ignore_errors=True)
-  out = {"config": a.config, "train_py": a.train_py, "date": time.strftime("%Y-%m-%d %H:%M"),
+  out = {"config": a.config, "date": time.strftime("%Y-%m-%d %H:%M"),
          "cores": len(os.sched_getaffinity(0)), "load_avg_start": os.getloadavg(), "trials": results}
   if a.json:
     with open(a.json, "w") as f:
