@@ -70,6 +70,7 @@ def main(argv=None):
   p.add_argument("--json")
   a = p.parse_args(argv)
   results = []
+  load_start = os.getloadavg()  # a busy machine slows every trial: record how busy it was
   combos = []
   for spec in a.train_py or [os.path.join(REPO, "train.py")]:
     path, _, counts = spec.partition(":")
@@ -88,7 +89,8 @@ def main(argv=None):
       finally:
         shutil.rmtree(tmp, ignore_errors=True)
   out = {"config": a.config, "date": time.strftime("%Y-%m-%d %H:%M"),
-         "cores": len(os.sched_getaffinity(0)), "load_avg_start": os.getloadavg(), "trials": results}
+         "cores": len(os.sched_getaffinity(0)), "load_avg_start": load_start,
+         "load_avg_end": os.getloadavg(), "trials": results}
   if a.json:
     with open(a.json, "w") as f:
       json.dump(out, f, indent=1)
