@@ -68,13 +68,18 @@ experts needing clean physics):
 - The episode never terminates (`done` stays 0); the time limit is the wrappers' job (`episode_length`).
 
 Physics cost (issue 11; BENCHMARKS.md "Physics cost"). Every physics setting is a config key: `sim_dt`,
-`n_substeps`, `iterations`, `ls_iterations`, `cone`, `condim` (object and fingers; None keeps 4, Slide's
-puck 3) and `impl` ("jax" or "warp", the optional [warp] extra). Defaults are unchanged. Measured side by
-side on the 2-core CPU (FetchPush, batch 64, 20 steps, 3 alternating rounds; loaded machine):
-iterations 2 + ls_iterations 4 1.48x, + condim 3 1.59x (constraint rows 104 -> 80), + sim_dt 0.008 x 5
-instead of 0.004 x 10 2.47x. The last is the setting the Push default moved away from (an occasional
-flipped cube); none of these has yet passed the scripted-controller guard and the reference-parity test
-for Fetch, so they stay opt-in.
+`n_substeps`, `iterations`, `ls_iterations`, `cone`, `condim` (3 or 4 for object and fingers; None: the
+reference's object 3, fingers 4) and `impl` ("jax" or "warp", the optional [warp] extra). Since issue 11
+the object's condim is 3 as in gymnasium-robotics (it was 4; the Slide puck already 3); nothing else
+changed. Measured side by side on the quiet 2-core CPU (batch 64, 20 steps, 3 alternating rounds) and
+guarded by the scripted experts (100 episodes; defaults: Push 1.00, PickAndPlace 1.00, Slide 0.81):
+- object condim 3 (the new default): FetchPush 0.98x, FetchPickAndPlace 1.16x; scripted 0.98, 1.00, 0.81.
+- `condim=3` (fingers too): FetchPush 1.21-1.34x (constraint rows 104 -> 80); scripted 0.99, 1.00, 0.80.
+  Opt-in: faster and within the bars, but the reference's finger contacts have torsional friction.
+- `iterations=3, ls_iterations=6`: 1.20x; PickAndPlace 0.86, under its 0.90 bar. With `condim=3`: 1.50x;
+  Push 0.89, PickAndPlace 0.77 (fail). `iterations=2, ls_iterations=4`: 1.66x; Push 0.36, PickAndPlace
+  0.16, Slide 0.14 (fail). sim_dt 0.008 x 5 for Push (2.47x on a loaded machine with iterations 2) is the
+  setting the Push default moved away from (an occasional flipped cube).
 """
 
 from __future__ import annotations
@@ -151,7 +156,8 @@ def default_config(task: str) -> Dict[str, Any]:
       "ls_iterations": 8,             # solver line-search iterations
       "cone": "elliptic",             # friction cone: "elliptic" or "pyramidal" (see the module docstring)
       # Contact dimensionality of the object and the fingers: 3 (sliding friction) or 4 (+ torsional).
-      # None: 4, except the Slide puck, whose table contact is 3 (the fingers stay 4).
+      # None: as gymnasium-robotics, object 3 and fingers 4 (a contact takes the larger: finger-object 4,
+      # object-table 3). Before issue 11 the object was 4 too (the Slide puck 3).
       "condim": None,
       "impl": "jax",                  # MJX implementation: "jax" or "warp" (the optional [warp] extra)
       "warp_max_envs": None,          # impl="warp": the most envs in one batch (Warp's contact buffer;
@@ -232,7 +238,7 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, con
   camera = camera_xml("overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k),
                       (tx, ty, table_z + 0.15))
   obj = ""
-  obj_condim = condim or (3 if slide else 4)
+  obj_condim = condim or 3
   finger_condim = condim or 4
   if has_object:
     ox, oy = gx + 0.15, gy  # placeholder; reset places the object
