@@ -270,15 +270,21 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint; with `video`, an
   episode of the final policy to RUN_DIR/video.mp4."""
   os.makedirs(run_dir, exist_ok=True)
-  devices = sharding.usable_devices(cfg["agent"]["num_envs"], jax.devices()[:cfg["run"]["devices"] or None])
+  env, algo = experiment.build(cfg)
+  n_envs = cfg["agent"]["num_envs"]
+  # The largest batch a compiled function steps: training's, or evaluation's (self-play evaluates its
+  # holdout tasks side by side, up to all of them in one batch).
+  largest = max(n_envs, cfg["run"]["num_eval_envs"] * max(1, len(getattr(algo.config, "holdout_tasks", ()))))
+  nv = getattr(getattr(env, "world", env), "mj_model").nv
+  devices = sharding.usable_devices(n_envs, jax.devices()[:cfg["run"]["devices"] or None], nv, largest)
   if cfg["run"]["devices"] and len(devices) != cfg["run"]["devices"]:
     raise SystemExit(f"error: run.devices={cfg['run']['devices']} but {len(devices)} device(s) can split "
-                     f"agent.num_envs={cfg['agent']['num_envs']} here ({len(jax.devices())} available)")
+                     f"agent.num_envs={n_envs} here ({len(jax.devices())} available; on CPU, batches whose "
+                     f"solver work exceeds a core's share keep one core free: see agents/sharding.py)")
   cfg = {**cfg, "run": {**cfg["run"], "devices": len(devices)}}  # the count in force, for --resume
   if not resume:
     with open(os.path.join(run_dir, "config.json"), "w") as f:
       json.dump(cfg, f, indent=2)
-  env, algo = experiment.build(cfg)
   c, rc = algo.config, cfg["run"]
   seed = rc["seed"]
   mesh = sharding.data_mesh(c.num_envs, devices)

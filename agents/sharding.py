@@ -56,13 +56,38 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
-def usable_devices(num_envs: int, devices=None) -> list:
+# jaxlib's CPU LAPACK kernels (the Cholesky of MJX's Newton solver) split a batch into tasks on XLA's
+# intra-op thread pool once batch x cost-per-matrix reaches this much work (cost ~ n^3 / 3 for a Cholesky),
+# and the calling pool thread blocks until they finish. With one host device per core, every pool thread
+# can be such a caller at once: a deadlock (measured: BlocksPush-1, nv 14, 2 devices x 256 envs hangs for
+# good, 2 x 128 runs). One device fewer than the pool's threads always leaves a thread to do the tasks.
+LAPACK_SPLIT_WORK = 200_000
+
+
+def lapack_splits(per_device_batch: int, nv: int) -> bool:
+  """Whether a batched nv x nv Cholesky of `per_device_batch` matrices is split over the thread pool."""
+  return per_device_batch * max(1, -(-nv ** 3 // 3)) >= LAPACK_SPLIT_WORK
+
+
+def usable_devices(num_envs: int, devices=None, nv: int | None = None, largest_batch: int | None = None
+                   ) -> list:
   """The first k of `devices` (default: all), k the largest count that divides `num_envs`, so that any
-  config runs data-parallel on as many devices as its env batch allows."""
+  config runs data-parallel on as many devices as its env batch allows.
+
+  With `nv` (the model's degrees of freedom) on CPU: if a device's share of `largest_batch` (default
+  `num_envs`; pass the largest batch any compiled function steps, e.g. evaluation's) makes the solver's
+  batched Cholesky split over the intra-op pool, k is also kept below the core count (see
+  LAPACK_SPLIT_WORK: one device per core could deadlock)."""
   devices = list(devices if devices is not None else jax.devices())
   k = len(devices)
   while k > 1 and num_envs % k:
     k -= 1
+  if nv and k > 1 and devices[0].platform == "cpu":
+    batch = max(num_envs, largest_batch or 0)
+    if lapack_splits(-(-batch // k), nv) and k >= usable_cores():
+      k = max(1, usable_cores() - 1)
+      while k > 1 and num_envs % k:
+        k -= 1
   return devices[:k]
 
 

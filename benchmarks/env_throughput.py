@@ -215,7 +215,7 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
   split over `devices` (default: one device). The result includes `xla_stats` of the compiled scan."""
   if devices is not None:
     from agents import sharding  # pylint: disable=import-outside-toplevel
-    devices = sharding.usable_devices(batch, devices)
+    devices = sharding.usable_devices(batch, devices, nv=env.mj_model.nv)
   state = tile_batch(pool, batch, devices)
   fn = make_rollout(env, batch, num_steps, actions)
   key = jax.random.PRNGKey(batch)

@@ -36,3 +36,21 @@ def test_scan_over_1024_vmapped_envs_does_not_stall():
   assert "OK (1024, 17)" in proc.stdout
   # Compile (~20-40 s) plus 10 steps of 1024 envs; a stall would hit the timeout above instead.
   assert time.time() - start < 420
+
+
+def test_device_split_keeps_a_core_free_where_the_solver_would_deadlock(monkeypatch):
+  """jaxlib's CPU Cholesky splits a large batch over the intra-op pool and blocks its caller; one device
+  per core then hangs for good (BlocksPush-1, 2 devices x 256 envs, measured). The split keeps one core
+  free exactly when a device's share is large enough to split."""
+  import types  # pylint: disable=import-outside-toplevel
+  from agents import sharding  # pylint: disable=import-outside-toplevel
+  monkeypatch.setattr(sharding, "usable_cores", lambda: 2)
+  cpus = [types.SimpleNamespace(platform="cpu", id=i) for i in range(2)]
+  assert sharding.lapack_splits(256, 14) and not sharding.lapack_splits(128, 14)
+  assert len(sharding.usable_devices(256, cpus, nv=14)) == 2          # 128 per device: no split
+  assert len(sharding.usable_devices(512, cpus, nv=14)) == 1          # 256 per device would hang
+  assert len(sharding.usable_devices(256, cpus, nv=14, largest_batch=512)) == 1  # evaluation's batch
+  assert len(sharding.usable_devices(512, cpus, nv=8)) == 2           # FetchReach: small matrices
+  assert len(sharding.usable_devices(512, cpus)) == 2                 # no model given: as before
+  gpus = [types.SimpleNamespace(platform="gpu", id=i) for i in range(2)]
+  assert len(sharding.usable_devices(512, gpus, nv=14)) == 2          # not a CPU thread-pool matter
