@@ -263,10 +263,13 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
   Each control step: the mocap target = tcp + 0.05 * a[:3] (clipped as the env does; Fetch moves it
   linearly over the substeps, as its env does), the finger ctrl from a[-1], then `n_substeps` mj_step.
   """
-  from mujoco import mjx  # pylint: disable=import-outside-toplevel
   m = env.mj_model
-  first = jax.tree.map(lambda x: x[0], pool.pipeline_state)
-  d = mjx.get_data(m, first)
+  first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
+  # The reset's state only (resets compute positions, not the mass matrix: copying derived fields
+  # with `mjx.get_data` handed C MuJoCo a zero inertia matrix); mj_forward derives the rest.
+  d = mujoco.MjData(m)
+  for field in ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat"):
+    getattr(d, field)[:] = getattr(first, field)
   mujoco.mj_forward(m, d)
   g = env.gripper
   lo, hi = c_action_box(env, family)
