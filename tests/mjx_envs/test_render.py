@@ -41,6 +41,28 @@ def _at(states, t):
   return jax.tree.map(lambda x: x[t], states)
 
 
+# Mesa's software rasteriser (llvmpipe, the CI's EGL) is not bit-exact from run to run under load: twice
+# (once in CI, once in 60 renders beside three busy processes) the same state drew 24-67 pixels of
+# 19,200 differently, all inside the transparent goal ghost. One control step changes >= 219 pixels (FetchPush
+# 297, BlocksFlip 219), so "the same picture" allows at most 100 and the tests below check that the
+# frames of other states stay apart by more.
+SAME_FRAME_PIXELS = 100
+
+
+def _pixels_apart(a, b) -> int:
+  assert a.shape == b.shape and a.dtype == b.dtype == np.uint8, (a.shape, a.dtype, b.shape, b.dtype)
+  return int(np.count_nonzero(np.any(a != b, -1)))
+
+
+def assert_same_frame(a, b):
+  """a, b: [..., H, W, 3] uint8 frames; each pair is the same picture up to the rasteriser's noise."""
+  a, b = np.asarray(a), np.asarray(b)
+  assert a.shape == b.shape, (a.shape, b.shape)
+  for x, y in zip(a.reshape((-1,) + a.shape[-3:]), b.reshape((-1,) + b.shape[-3:])):
+    n = _pixels_apart(x, y)
+    assert n <= SAME_FRAME_PIXELS, f"{n} pixels differ: not the same picture"
+
+
 @pytest.mark.parametrize("family", ["fetch", "blocks"])
 def test_frames_are_drawn_and_ghosts_change_them(family, request):
   env, states = request.getfixturevalue(family)
@@ -51,23 +73,26 @@ def test_frames_are_drawn_and_ghosts_change_them(family, request):
   bare = R.render(env, _at(states, 0), width=W, height=H, ghosts=False)
   assert np.count_nonzero(np.any(frame != bare, -1)) > 30, "the goal ghost drew nothing"
   # A leading axis is taken as a batch: index picks the state; the default camera is the named one.
-  np.testing.assert_array_equal(R.render(env, states, width=W, height=H, index=0), frame)
-  np.testing.assert_array_equal(R.render(env, _at(states, 0), width=W, height=H, camera="overview"), frame)
+  assert_same_frame(R.render(env, states, width=W, height=H, index=0), frame)
+  assert_same_frame(R.render(env, _at(states, 0), width=W, height=H, camera="overview"), frame)
   frames = R.render_rollout(env, states, width=W, height=H)
   assert frames.shape == (STEPS + 1, H, W, 3)
-  np.testing.assert_array_equal(frames[0], frame)
-  assert np.any(frames[-1] != frames[0]), "the gripper moved, the frames did not change"
+  assert_same_frame(frames[0], frame)
+  assert _pixels_apart(frames[-1], frames[0]) > 2 * SAME_FRAME_PIXELS, "the gripper moved, the frames did not"
   as_list = R.render_rollout(env, [_at(states, t) for t in range(STEPS + 1)], width=W, height=H)
-  np.testing.assert_array_equal(as_list, frames)
+  assert_same_frame(as_list, frames)
 
 
 def test_time_and_batch_axes_need_an_index(fetch):
   env, states = fetch
-  batched = jax.tree.map(lambda x: np.stack([x, x]), states)  # [2, T, ...]: two batch axes for render
+  # [2, T, ...]: two batch axes for render, entry (1, t) is step t and entry (0, t) step STEPS - t.
+  batched = jax.tree.map(lambda x: np.stack([x[::-1], x]), states)
   with pytest.raises(ValueError, match="index"):
     R.render(env, batched, width=W, height=H)
   frame = R.render(env, batched, width=W, height=H, index=(1, 0))
-  np.testing.assert_array_equal(frame, R.render(env, _at(states, 0), width=W, height=H))
+  assert_same_frame(frame, R.render(env, _at(states, 0), width=W, height=H))
+  other = R.render(env, batched, width=W, height=H, index=(0, 0))
+  assert _pixels_apart(other, frame) > 2 * SAME_FRAME_PIXELS, "index picked the wrong entry"
 
 
 def test_bigger_than_the_offscreen_buffer(fetch):
@@ -88,11 +113,11 @@ def test_selfplay_shows_whoever_acts_with_bobs_goal(blocks):
   world = game.world
   alice_frame = R.render(world, alice, width=W, height=H, ghosts=False)
   bob_frame = R.render(world, bob, width=W, height=H)
-  assert np.any(alice_frame != bob_frame)
+  assert _pixels_apart(alice_frame, bob_frame) > 2 * SAME_FRAME_PIXELS
   cases = [(selfplay.ALICE, -1, alice_frame), (selfplay.BOB, selfplay.ALICE, bob_frame),
            (selfplay.OVER, selfplay.BOB, bob_frame), (selfplay.OVER, selfplay.ALICE, alice_frame)]
   for phase, acted, expected in cases:
-    np.testing.assert_array_equal(R.render(game, game_state(phase, acted), width=W, height=H), expected)
+    assert_same_frame(R.render(game, game_state(phase, acted), width=W, height=H), expected)
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # imageio reads through an ffmpeg process
