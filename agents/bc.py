@@ -1,25 +1,54 @@
-"""The clipped behavioural-cloning objective shared by Alice Behavioral Cloning (self-play) and PPO's
-hindsight term (on-policy HER).
+"""The behavioural-cloning objectives shared by Alice Behavioral Cloning (self-play) and PPO's hindsight
+term (on-policy HER).
 
-ABC (SPEC section 1): L = -E_{(s, g, a) in D} [ clip(pi(a|s,g) / pi_old(a|s,g), 1 - eps, 1 + eps) ],
-the PPO surrogate with advantage 1: the likelihood of the demonstrated action is pushed up until the
-ratio to the behaviour policy at collection time leaves [1 - eps, 1 + eps], then the gradient stops.
+ABC (SPEC section 1; paper section 3.3) is the PPO surrogate with the advantage set to 1: the likelihood of
+the demonstrated action is pushed up, with the ratio r = pi(a|s,g) / pi_old(a|s,g) to the behaviour policy
+at collection time. The paper writes it two ways, which differ once r < 1 - eps:
+
+  "clip" (its equation):  L = -E[clip(r, 1 - eps, 1 + eps)]  -- zero gradient once r leaves the band on
+                          either side, so a demonstration the policy has drifted away from is ignored;
+  "min"  (its text: PPO's clipped surrogate with advantage 1, = -E[min(r A, clip(r) A)] at A = 1):
+                          L = -E[min(r, 1 + eps)]  -- pulls on any r below 1 + eps, stops above it.
+  "nll"  (the no-clipping ablation, plain behavioural cloning): L = -E[log pi(a|s,g)].
+
+`bc_loss(..., form)` computes any of them; `clipped_bc_loss` is the "clip" form, kept by name for callers.
+The default of each learner (agents.selfplay.ASPConfig.abc_form, agents.ppo.PPOConfig.hindsight_form) and
+the comparison that chose it are recorded there.
 """
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 
+FORMS = ("min", "clip", "nll")
 
-def clipped_bc_loss(log_prob, old_log_prob, clip_eps: float = 0.2, mask=None):
-  """-mean(clip(exp(log_prob - old_log_prob), 1 - eps, 1 + eps)) over the entries where mask is 1.
 
-  log_prob, old_log_prob, mask: same shape (any). Returns (loss, fraction of masked entries clipped).
-  With an all-zero mask the loss is 0 (and has zero gradient).
+def bc_loss(log_prob, old_log_prob, clip_eps: float = 0.2, mask=None, form: str = "min"):
+  """One of the FORMS (see the module docstring), averaged over the entries where mask is 1.
+
+  log_prob, old_log_prob, mask: same shape (any). Returns (loss, fraction of masked entries outside the
+  clip band: where "clip" gives no gradient; for "min", where r > 1 + eps; 0 for "nll"). With an all-zero
+  mask the loss is 0 (and has zero gradient).
   """
+  if form not in FORMS:
+    raise ValueError(f"behavioural-cloning form must be one of {FORMS}, got {form!r}")
   ratio = jnp.exp(log_prob - old_log_prob)
   mask = jnp.ones_like(ratio) if mask is None else mask.astype(ratio.dtype)
   n = jnp.maximum(jnp.sum(mask), 1.0)
-  loss = -jnp.sum(jnp.clip(ratio, 1.0 - clip_eps, 1.0 + clip_eps) * mask) / n
-  clipped = jnp.sum((jnp.abs(ratio - 1.0) > clip_eps) * mask) / n
-  return loss, clipped
+  if form == "clip":
+    per = -jnp.clip(ratio, 1.0 - clip_eps, 1.0 + clip_eps)
+    outside = jnp.abs(ratio - 1.0) > clip_eps
+  elif form == "min":
+    per = -jnp.minimum(ratio, 1.0 + clip_eps)
+    outside = ratio > 1.0 + clip_eps
+  else:
+    per = -log_prob
+    outside = jnp.zeros_like(ratio, bool)
+  # where, not multiply: a masked-out entry's -log_prob may be inf, and inf * 0 is nan.
+  loss = jnp.sum(jnp.where(mask > 0, per, 0.0)) / n
+  return loss, jnp.sum(outside * mask) / n
+
+
+def clipped_bc_loss(log_prob, old_log_prob, clip_eps: float = 0.2, mask=None):
+  """`bc_loss` in the "clip" form: -mean(clip(exp(log_prob - old_log_prob), 1 - eps, 1 + eps))."""
+  return bc_loss(log_prob, old_log_prob, clip_eps, mask, "clip")

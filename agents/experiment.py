@@ -25,6 +25,7 @@ import jax
 import numpy as np
 
 import mjx_envs
+from agents import bc
 from agents import ddpg as ddpg_lib
 from agents import her
 from agents import holdout
@@ -96,7 +97,8 @@ RULES = {
             "vf_clip": _gt(0), "policy_hidden": _each(_ge(1)), "value_hidden": _each(_ge(1)),
             "activation": _one_of(ACTIVATIONS),
             "distribution": _one_of(("normal", "tanh_normal", "categorical")), "lstm_size": _ge(0),
-            "hindsight_coef": _ge(0), "hindsight_clip": _gt(0), "hindsight_strategy": _one_of(her.STRATEGIES)},
+            "hindsight_coef": _ge(0), "hindsight_clip": _gt(0), "hindsight_strategy": _one_of(her.STRATEGIES),
+            "hindsight_form": _one_of(bc.FORMS)},
     "ddpg_her": {**_SHARED,
                  "unroll_length": _ge(1), "episode_length": _ge(1), "updates_per_cycle": _ge(1),
                  "batch_size": _ge(1), "buffer_size": _ge(1), "actor_lr": _gt(0), "critic_lr": _gt(0),
@@ -105,6 +107,7 @@ RULES = {
                  "replay_strategy": _one_of(her.STRATEGIES), "replay_k": _ge(0)},
     "asp": {**_SHARED, **_PPO_LIKE,
             "unroll_length": _ge(0), "hidden": _each(_ge(1)), "abc_coef": _ge(0), "abc_clip": _gt(0),
+            "abc_form": _one_of(bc.FORMS),
             "past_opponent_prob": _within(0, 1, high_open=True), "pool_size": _ge(1), "pool_every": _ge(1),
             "holdout_tasks": _holdout_tasks(), "holdout_max_goals": _ge(1)},
     "run": {"seed": _within(0, 2**31, high_open=True), "eval_every": _ge(1), "checkpoint_every": _ge(1),

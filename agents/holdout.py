@@ -32,7 +32,9 @@ def parse_task(name: str):
 def make_holdout_env(name: str, world_config: Dict) -> block_env.BlocksEnv:
   task, n = parse_task(name)
   cfg = {k: v for k, v in world_config.items() if k in block_env.default_config()}
-  cfg.update(task=task, num_objects=n, terminate_on_success=False, terminate_on_fall=False)
+  # rotation=None: each holdout task compares rotations its own way (flip full, the others modulo the
+  # cube's symmetries), whatever the training game used.
+  cfg.update(task=task, num_objects=n, terminate_on_success=False, terminate_on_fall=False, rotation=None)
   return block_env.BlocksEnv(**cfg)
 
 

@@ -72,6 +72,7 @@ class PPOConfig(episodes.StepBudget):
   hindsight: bool = False
   hindsight_coef: float = 0.5          # weight of the hindsight term (ABC's beta)
   hindsight_clip: float = 0.2          # its ratio clip (ABC's eps)
+  hindsight_form: str = "clip"         # agents.bc FORMS; "clip": the form of its BENCHMARKS figures
   hindsight_strategy: str = "future"   # which achieved goal replaces the failed one (agents.her)
 
   def __post_init__(self):
@@ -84,6 +85,8 @@ class PPOConfig(episodes.StepBudget):
       raise ValueError(f"hindsight_strategy must be one of {her.STRATEGIES}, got {self.hindsight_strategy!r}")
     if self.lr_schedule not in ("constant", "linear"):
       raise ValueError(f"lr_schedule must be constant or linear, got {self.lr_schedule!r}")
+    if self.hindsight_form not in bc.FORMS:
+      raise ValueError(f"hindsight_form must be one of {bc.FORMS}, got {self.hindsight_form!r}")
 
 
 @struct.dataclass
@@ -323,10 +326,12 @@ class PPO:
     total = pg_loss + c.vf_coef * v_loss - c.ent_coef * entropy
     approx_kl = jnp.mean(batch.log_prob - log_prob)
     info = {"loss/policy": pg_loss, "loss/value": v_loss, "loss/entropy": entropy,
-            "loss/approx_kl": approx_kl, "loss/clip_frac": clip_frac}
+            "loss/approx_kl": approx_kl, "loss/clip_frac": clip_frac,
+            "loss/ratio_dev": jnp.max(jnp.abs(jnp.exp(log_prob - batch.log_prob) - 1.0))}
     if demos is not None:
       demo_lp = self.distribution(params["policy"], obs_norm, demos.feats).log_prob(demos.action)
-      h_loss, h_clip = bc.clipped_bc_loss(demo_lp, demos.old_log_prob, c.hindsight_clip, demos.mask)
+      h_loss, h_clip = bc.bc_loss(demo_lp, demos.old_log_prob, c.hindsight_clip, demos.mask,
+                                  c.hindsight_form)
       total = total + c.hindsight_coef * h_loss
       info.update({"loss/hindsight": h_loss, "hindsight/clip_frac": h_clip,
                    "hindsight/demo_frac": jnp.mean(demos.mask)})
@@ -338,7 +343,12 @@ class PPO:
     key, k_roll, k_upd = jax.random.split(ts.key, 3)
     env_state, rollout_core, traj, stats = self.rollout(ts, k_roll)
 
-    obs_norm = N.update(ts.obs_norm, traj.feats) if c.normalize_obs else ts.obs_norm
+    # Values, demonstrations and the loss use the statistics the rollout acted with, so the PPO ratio is
+    # exactly 1 before the first gradient step; the statistics updated with this batch serve the next
+    # rollout. (Brax's PPO, and ours before issue 13, updated them first: behaviour log-probs under the
+    # old statistics, the loss under the new, a ratio off 1 before any update.)
+    obs_norm = ts.obs_norm
+    new_obs_norm = N.update(ts.obs_norm, traj.feats) if c.normalize_obs else ts.obs_norm
     reward = traj.reward
     ret_norm, ret_acc = ts.ret_norm, ts.ret_acc
     if c.normalize_reward:
@@ -392,8 +402,9 @@ class PPO:
         epoch, (ts.params, ts.opt_state), jax.random.split(k_upd, c.update_epochs))
 
     metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics["loss/ratio_dev_first"] = info["loss/ratio_dev"][0, 0]
     metrics.update(episodes.summarize(stats), **{"train/reward_mean": jnp.mean(traj.reward)})
-    ts = ts.replace(params=params, opt_state=opt_state, obs_norm=obs_norm, ret_norm=ret_norm,
+    ts = ts.replace(params=params, opt_state=opt_state, obs_norm=new_obs_norm, ret_norm=ret_norm,
                     ret_acc=ret_acc, core=core, env_state=env_state, key=key, updates=ts.updates + 1)
     return ts, metrics
 

@@ -9,18 +9,28 @@ compiled training step (SPEC section 1).
      opponent, a past Bob (for Alice) or a past Alice (for Bob) from the snapshot pool kept in the
      train state;
   2. builds Alice's PPO batch (her steps; her reward is credited to the last step of the turn that set
-     the goal; a game is her episode) and Bob's (his steps; every turn is an episode). Steps cut off by
-     the end of the unroll: Bob's last one bootstraps on its value; Alice's unfinished turn, whose
-     reward is not known yet, only lends its first value to her previous turn and is not trained on;
+     the goal; a game is her episode) and Bob's (his steps; every turn is an episode), see
+     `agent_steps`. Truncations: Bob's last step of the unroll (unless it ended his turn) and his step on
+     which the physics diverged bootstrap on their value; Alice's turn whose outcome is unknown (the
+     unroll ended, or the physics diverged, first) only lends its first value to her previous turn and is
+     not trained on. A divergence is never an outcome;
   3. builds the ABC demonstrations: Alice's steps of goals Bob failed (or, without the filter, of every
-     valid goal), relabelled with the goal her turn produced, scored by Bob's behaviour policy;
+     valid goal), relabelled with the goal her turn produced, scored by Bob's behaviour policy; games
+     against a past Bob give none (`past_bob_demos=True` keeps them: "Bob failed" there is the old Bob);
   4. runs `update_epochs` x `num_minibatches` updates of both agents:
-     L_Alice = L_PPO, L_Bob = L_PPO + abc_coef * L_abc (agents.bc.clipped_bc_loss, the function PPO's
-     hindsight term also uses);
+     L_Alice = L_PPO, L_Bob = L_PPO + abc_coef * L_abc (agents.bc.bc_loss, which PPO's hindsight term
+     also uses). Values, behaviour log-probs and the loss all use the observation statistics the rollout
+     acted with, so every ratio is exactly 1 before the first gradient step (`loss/*_ratio_dev_first`);
+     the statistics updated with this batch serve the next rollout;
   5. every `pool_every` steps snapshots both policies into the pool.
 
-Ablations: `abc=False` (no ABC), `abc_clip=None` (no ABC clipping), `demo_filter=False`, and a single
-goal per game through the env's `max_goals=1`.
+ABC's form (`abc_form`, agents.bc): "min" = -min(r, 1 + eps), PPO's clipped surrogate at advantage 1 as
+the paper's text describes it (default), or "clip" = -clip(r, 1 - eps, 1 + eps) as its equation writes it
+(ours before issue 13; no gradient once r < 1 - eps). The measured comparison is in BENCHMARKS.md
+("Asymmetric self-play fidelity (issue 13)").
+
+Ablations: `abc=False` (no ABC), `abc_clip=None` (no clipping: plain behavioural cloning, -log pi),
+`demo_filter=False`, `past_bob_demos=True`, and a single goal per game through the env's `max_goals=1`.
 """
 
 from __future__ import annotations
@@ -64,8 +74,11 @@ class ASPConfig(episodes.StepBudget):
   hidden: Sequence[int] = (256, 256)
   abc: bool = True
   abc_coef: float = 0.5
-  abc_clip: float | None = 0.2       # None: the no-clipping ablation
+  abc_clip: float | None = 0.2       # None: the no-clipping ablation, i.e. abc_form="nll"
+  abc_form: str = "min"              # agents.bc FORMS: "min" (the paper's text), "clip" (its equation),
+                                     # "nll" (plain behavioural cloning); see the module docstring
   demo_filter: bool = True           # False: every valid Alice goal is a demonstration
+  past_bob_demos: bool = False       # True: also Alice's goals from games against a past Bob
   past_opponent_prob: float = 0.2    # of each agent's training games
   pool_size: int = 8
   pool_every: int = 10               # train steps between snapshots
@@ -80,6 +93,13 @@ class ASPConfig(episodes.StepBudget):
       raise ValueError(f"past_opponent_prob must be in [0, 1), got {self.past_opponent_prob}")
     for t in self.holdout_tasks:
       holdout.parse_task(t)
+    if self.abc_form not in bc.FORMS:
+      raise ValueError(f"abc_form must be one of {bc.FORMS}, got {self.abc_form!r}")
+
+  @property
+  def bc_form(self) -> str:
+    """The ABC loss's form: abc_clip=None is the no-clipping ablation, plain behavioural cloning."""
+    return "nll" if self.abc_clip is None else self.abc_form
 
   @property
   def game_past_prob(self) -> float:
@@ -163,6 +183,40 @@ def next_outcome(finished, failed, goal, reset=None):
   init = (jnp.zeros_like(finished[0]), jnp.zeros_like(failed[0]), jnp.zeros_like(goal[0]))
   _, out = jax.lax.scan(body, init, (finished, failed, goal, reset), reverse=True)
   return out
+
+
+def agent_steps(traj, past_alice, past_bob):
+  """Which steps of the interleaved [T, G] timeline each agent learns from, where its episodes end, and
+  which of its steps are truncations. -> (mask, terminal, cut): dicts {"alice", "bob"} of [T, G] float.
+
+  mask: the agent's own steps in games where it is the current (learning) agent.
+  terminal: Alice's episode is a game (ends at game_over); Bob's is a turn (ends at bob_turn_end or
+    game_over).
+  cut (truncated, in masked_gae's sense: no advantage, lends its value as a bootstrap): Alice's steps
+    whose turn has no outcome, because the unroll ended or the game's physics diverged before Bob's turn
+    (or the skip) decided it; Bob's last step of the unroll unless it ended his turn, and his step on
+    which the physics diverged. A divergence is a truncation, not an outcome (the game pays nothing on
+    it: mjx_envs.blocks.selfplay).
+  """
+  acted, over, diverged = traj["acted"], traj["game_over"], traj["diverged"]
+  mask = {"alice": ((acted == game.ALICE) & ~past_alice[None]).astype(jnp.float32),
+          "bob": ((acted == game.BOB) & ~past_bob[None]).astype(jnp.float32)}
+  # What decides each step's turn, looking forward: 1 a real outcome (a goal finished, or the game ended
+  # by its rules), 2 a divergence, 0 nothing before the unroll's end.
+  real = (traj["goal_finished"] > 0) | ((over > 0) & (diverged <= 0))
+  event = jnp.where(real, 1, jnp.where(diverged > 0, 2, 0)).astype(jnp.int32)
+
+  def body(nxt, e):
+    k = jnp.where(e > 0, e, nxt)
+    return k, k
+
+  _, decided_by = jax.lax.scan(body, jnp.zeros_like(event[0]), event, reverse=True)
+  bob_term = jnp.maximum(traj["bob_turn_end"], over)
+  cut_bob = jnp.zeros_like(over, bool).at[-1].set((acted[-1] == game.BOB) & (bob_term[-1] <= 0))
+  cut = {"alice": (acted == game.ALICE) & (decided_by != 1),
+         "bob": cut_bob | ((acted == game.BOB) & (diverged > 0))}
+  terminal = {"alice": over, "bob": bob_term}
+  return mask, terminal, {a: v.astype(jnp.float32) for a, v in cut.items()}
 
 
 class AsymmetricSelfPlay:
@@ -262,31 +316,28 @@ class AsymmetricSelfPlay:
 
   # --- batches -----------------------------------------------------------------------------------
   def batches(self, ts: TrainState, traj, opp):
-    """Normaliser updates, GAE for both agents and the ABC demonstrations."""
+    """GAE for both agents and the ABC demonstrations, under the observation statistics the rollout
+    acted with (so each PPO ratio is exactly 1 before the first gradient step), and the statistics
+    updated with this batch, for the next rollout. -> (data, new norms)."""
     c = self.config
     past_alice, past_bob, _, _ = opp
-    acted = traj["acted"]
-    over = traj["game_over"]
-    mask = {"alice": ((acted == game.ALICE) & ~past_alice[None]).astype(jnp.float32),
-            "bob": ((acted == game.BOB) & ~past_bob[None]).astype(jnp.float32)}
-    # Cut off by the unroll's end: Alice's steps with no goal outcome or game end at or after them, and
-    # Bob's last step unless it ended his turn.
-    closed = jax.lax.cummax(jnp.maximum(traj["goal_finished"], over), axis=0, reverse=True)
-    bob_term = jnp.maximum(traj["bob_turn_end"], over)
-    cut = {"alice": (acted == game.ALICE) & (closed <= 0),
-           "bob": jnp.zeros_like(over, bool).at[-1].set((acted[-1] == game.BOB) & (bob_term[-1] <= 0))}
-    cut = {a: v.astype(jnp.float32) for a, v in cut.items()}
+    mask, terminal, cut = agent_steps(traj, past_alice, past_bob)
     feats = {"alice": traj["fa"], "bob": traj["fb"]}
-    norms = {a: N.update(ts.agents[a].obs_norm, feats[a], weights=mask[a]) for a in AGENTS}
+    norms = ts.obs_norm
+    new_norms = {a: N.update(norms[a], feats[a], weights=mask[a]) for a in AGENTS}
     values = {a: self.value(ts.agents[a].params["value"], norms[a], feats[a]) for a in AGENTS}
-    adv_a, ret_a = masked_gae(traj["alice_reward"], values["alice"], mask["alice"], over, c.gamma,
-                              c.gae_lambda, cut["alice"])
-    adv_b, ret_b = masked_gae(traj["bob_reward"], values["bob"], mask["bob"], bob_term, c.gamma,
+    adv_a, ret_a = masked_gae(traj["alice_reward"], values["alice"], mask["alice"], terminal["alice"],
+                              c.gamma, c.gae_lambda, cut["alice"])
+    adv_b, ret_b = masked_gae(traj["bob_reward"], values["bob"], mask["bob"], terminal["bob"], c.gamma,
                               c.gae_lambda, cut["bob"])
     mask = {a: mask[a] * (1.0 - cut[a]) for a in AGENTS}
     # ABC: Alice's steps, relabelled with the goal her turn set, if Bob failed it (or always, unfiltered).
-    has_next, failed, goal = next_outcome(traj["goal_finished"], traj["goal_failed"], traj["goal"], over)
+    # A past Bob's failure says nothing about the current Bob: those games give none unless asked.
+    has_next, failed, goal = next_outcome(traj["goal_finished"], traj["goal_failed"], traj["goal"],
+                                          traj["game_over"])
     keep = failed if c.demo_filter else jnp.ones_like(failed)
+    if not c.past_bob_demos:
+      keep = keep * ~past_bob[None]
     demo_mask = (traj["acted"] == game.ALICE) * has_next * keep
     demo_obs = {**traj["fa"], "achieved_goal": traj["alice_ag"], "desired_goal": goal}
     demo_feats = N.features(demo_obs)
@@ -299,7 +350,7 @@ class AsymmetricSelfPlay:
         "demo": {"feats": demo_feats, "action": traj["act_a"], "old_lp": jax.lax.stop_gradient(demo_old),
                  "mask": demo_mask.astype(jnp.float32)},
     }
-    return data, norms
+    return data, new_norms
 
   # --- losses ------------------------------------------------------------------------------------
   def agent_loss(self, params, norm, d):
@@ -313,14 +364,15 @@ class AsymmetricSelfPlay:
     pg, clip_frac = clipped_surrogate(lp, d["old_lp"], adv, c.clip_eps, m)
     v = value_loss(self.value(params["value"], norm, d["feats"]), d["old_v"], d["ret"], None, m)
     ent = masked_mean(dist.entropy(), m)
+    # |ratio - 1| at its largest: exactly 0 on the first minibatch when behaviour and loss agree.
+    ratio_dev = jnp.max(jnp.abs(jnp.exp(lp - d["old_lp"]) - 1.0) * m)
     return pg + c.vf_coef * v - c.ent_coef * ent, {"policy": pg, "value": v, "entropy": ent,
-                                                     "clip_frac": clip_frac}
+                                                     "clip_frac": clip_frac, "ratio_dev": ratio_dev}
 
   def abc_loss(self, bob_params, norm, demo):
     c = self.config
     lp = self.dist(bob_params["policy"], norm, demo["feats"]).log_prob(demo["action"])
-    eps = jnp.inf if c.abc_clip is None else c.abc_clip
-    return bc.clipped_bc_loss(lp, demo["old_lp"], eps, demo["mask"])
+    return bc.bc_loss(lp, demo["old_lp"], c.abc_clip or 0.0, demo["mask"], c.bc_form)
 
   def loss(self, params, norms, data):
     c = self.config
@@ -337,7 +389,8 @@ class AsymmetricSelfPlay:
     c = self.config
     key, k_play, k_upd = jax.random.split(ts.key, 3)
     traj, opp = self.play(ts, k_play)
-    data, norms = self.batches(ts, traj, opp)
+    data, new_norms = self.batches(ts, traj, opp)
+    norms = ts.obs_norm  # the statistics the rollout acted with (see batches)
     grad_fn = jax.grad(self.loss, has_aux=True)
     mb = c.num_envs // c.num_minibatches
 
@@ -362,18 +415,19 @@ class AsymmetricSelfPlay:
     params0 = {a: ts.agents[a].params for a in AGENTS}
     opt0 = {a: ts.agents[a].opt_state for a in AGENTS}
     (params, opt), info = jax.lax.scan(epoch, (params0, opt0), jax.random.split(k_upd, c.update_epochs))
-    agents = {a: AgentState(params[a], opt[a], norms[a]) for a in AGENTS}
+    agents = {a: AgentState(params[a], opt[a], new_norms[a]) for a in AGENTS}
 
     # Snapshot both policies into the pool every `pool_every` steps.
     take = (ts.updates + 1) % c.pool_every == 0
     slot = ts.pool_count % c.pool_size
     pool = {}
     for a in AGENTS:
-      snap = {"policy": params[a]["policy"], "obs_norm": norms[a]}
+      snap = {"policy": params[a]["policy"], "obs_norm": new_norms[a]}
       pool[a] = jax.tree.map(lambda p, s: jnp.where(take, p.at[slot].set(s), p), ts.pool[a], snap)
     ts = ts.replace(agents=agents, pool=pool, pool_count=ts.pool_count + take.astype(jnp.int32), key=key,
                     updates=ts.updates + 1)
     metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics.update({f"{k}_first": v[0, 0] for k, v in info.items() if k.endswith("ratio_dev")})
     metrics.update(self.game_metrics(traj, data, opp))
     return ts, metrics
 

@@ -67,6 +67,8 @@ def default_config() -> Dict[str, Any]:
       max_finger_change=0.02,     # metres per step at |action| = 1
       action_smoothing=1.0,       # EMA weight of the new action; robogym uses 0.3
       table_portion=1.0,
+      rotation=None,              # success compares rotations "full" or modulo the cube's 24 symmetries
+                                  # ("symmetric"); None: by task (full for flip, symmetric otherwise)
       pos_threshold=0.04,
       rot_threshold=0.2,
       terminate_on_success=True,
@@ -103,6 +105,8 @@ class BlocksEnv(GoalEnv):
         continue
       if not isinstance(c[key], int) or c[key] < 1:
         raise ConfigError(f"{key} must be an int >= 1, got {c[key]!r}")
+    if c["rotation"] not in (None, "full", "symmetric"):
+      raise ConfigError(f"rotation must be None, 'full' or 'symmetric', got {c['rotation']!r}")
     if c["cone"] not in ("pyramidal", "elliptic"):
       raise ConfigError(f"cone must be 'pyramidal' or 'elliptic', got {c['cone']!r}")
     if c["condim"] not in (3, 4) or isinstance(c["condim"], bool):
@@ -118,7 +122,7 @@ class BlocksEnv(GoalEnv):
     self.task = c["task"]
     self.num_objects = int(n)
     self.episode_length = int(c["episode_length"] or 200 * n)
-    self.symmetric = self.task != "flip"
+    self.symmetric = c["rotation"] == "symmetric" if c["rotation"] else self.task != "flip"
     mj_model = mujoco.MjModel.from_xml_string(scene_xml(
         n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip",
         cone=c["cone"], condim=c["condim"]))

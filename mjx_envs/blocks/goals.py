@@ -81,17 +81,64 @@ def pad(poses: jax.Array) -> jax.Array:
   return jnp.concatenate([poses, jnp.tile(PAD, (MAX_OBJECTS - n, 1))], 0)
 
 
-def _random_face_up(key, n):
-  """A quaternion per object turning a random *other* face up (90 or 180 degrees about x or y)."""
-  turns = jnp.array([  # (w, x, y, z)
-      [np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0], [np.cos(np.pi / 4), -np.sin(np.pi / 4), 0, 0],
-      [np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0], [np.cos(np.pi / 4), 0, -np.sin(np.pi / 4), 0],
-      [0.0, 1.0, 0, 0]])
-  return turns[jax.random.randint(key, (n,), 0, turns.shape[0])]
+# Rotations that turn each labelled face up, and that face's outward normal in the block's frame (the
+# body vector they map to +z). The five turns come first, the identity last, so that a block resting
+# upright draws the same goals as it did when only the turns were drawn.
+_FACE_TURNS = np.array([  # (w, x, y, z)
+    [np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0], [np.cos(np.pi / 4), -np.sin(np.pi / 4), 0, 0],
+    [np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0], [np.cos(np.pi / 4), 0, -np.sin(np.pi / 4), 0],
+    [0, 1, 0, 0], [1, 0, 0, 0]], np.float32)  # [6, 4]
+_FACE_NORMALS = np.array([[0, 1, 0], [0, -1, 0], [-1, 0, 0], [1, 0, 0], [0, 0, -1], [0, 0, 1]],
+                         np.float32)  # [6, 3]: +y, -y, -x, +x, -z, +z
+
+
+def _up_in_body(quat: jax.Array) -> jax.Array:
+  """[..., 3] world +z in the block's frame, for quaternions [..., 4] (R^T e_z: row 2 of R)."""
+  return _quat_to_mat(quat)[..., 2, :]
+
+
+def up_face(quat: jax.Array) -> jax.Array:
+  """[...] int: index into _FACE_NORMALS of the face closest to pointing up, for quaternions [..., 4]."""
+  return jnp.argmax(_up_in_body(quat) @ jnp.asarray(_FACE_NORMALS).T, -1)
+
+
+def _other_face_up(key, quat: jax.Array) -> jax.Array:
+  """[n, 4] a turn per block that puts a face up other than the one up now (quat [n, 4]), uniformly
+  among the five others; to be composed as yaw * turn. Relative to the current pose, not to the
+  upright one: after a flip the block already shows another face, and that face must not come again."""
+  n = quat.shape[0]
+  new = (up_face(quat) + 1 + jax.random.randint(key, (n,), 0, 5)) % 6
+  return jnp.asarray(_FACE_TURNS)[new]
+
+
+def rest(poses: jax.Array) -> jax.Array:
+  """[n, 7] the poses [n, 7] set down on the table: same xy, rest height, and the tilt removed by the
+  smallest rotation that turns the face closest to up exactly up (same face up, same heading).
+
+  A block resting on the table keeps its pose (z to the nominal rest height); one in the air (held, or
+  left lifted by a previous goal) gets the resting pose straight below it, reachable by setting it down.
+  """
+  r = _quat_to_mat(poses[:, 3:])  # [n, 3, 3]; columns: the block's axes in the world
+  k = jnp.argmax(jnp.abs(r[:, 2, :]), -1)
+  up = jnp.take_along_axis(r, k[:, None, None], 2)[..., 0]  # [n, 3] that axis in the world
+  up = up * jnp.sign(up[:, 2:3])
+  # Shortest arc from `up` to +z: (1 + up.z, up x z), normalised; up.z >= 1/sqrt(3), so never singular.
+  align = jnp.stack([1 + up[:, 2], up[:, 1], -up[:, 0], jnp.zeros_like(up[:, 0])], -1)
+  align = align / jnp.linalg.norm(align, axis=-1, keepdims=True)
+  return on_table(poses[:, :2], jax.vmap(bmath.quat_mul)(align, poses[:, 3:]))
 
 
 def make_goal(key, task: str, start: jax.Array, num_objects: int, table_portion: float) -> jax.Array:
-  """Goal poses [num_objects, 7] for holdout `task`, given start poses [num_objects, 7].
+  """Goal poses [num_objects, 7] for holdout `task`, given the blocks' current poses `start`
+  [num_objects, 7] (at reset, or where a previous goal left them in holdout evaluation).
+
+    push            every block resting on the table at a new cell, random yaw.
+    flip            every block resting on the table at its current xy, random yaw, with a face up that
+                    differs from the one up now (so every goal needs a flip, also after a previous one).
+    pick_and_place  one random block lifted 0.05-0.25 m above a new cell, random yaw; the others resting
+                    where they are (`rest`), so a block left in the air by a previous goal comes down and
+                    at most one block is ever in the air.
+    stack           a tower of all blocks on one new cell, random order and yaws.
 
   Goal cells are drawn distinct from the start cells, so placing one block never lands on another.
   """
@@ -101,14 +148,14 @@ def make_goal(key, task: str, start: jax.Array, num_objects: int, table_portion:
   if task == "push":
     return on_table(_goal_cells(k_cells, start, n, table_portion), yaw_quat(yaw))
   if task == "flip":
-    quat = jax.vmap(bmath.quat_mul)(yaw_quat(yaw), _random_face_up(k_face, n))
-    return start[:, :7].at[:, 3:].set(quat)
+    quat = jax.vmap(bmath.quat_mul)(yaw_quat(yaw), _other_face_up(k_face, start[:, 3:7]))
+    return on_table(start[:, :2], quat)
   if task == "pick_and_place":
     which = jax.random.randint(k_pick, (), 0, n)
     lift = jax.random.uniform(k_h, (), minval=0.05, maxval=0.25)
     xy = _goal_cells(k_cells, start, n, table_portion)
     lifted = on_table(xy, yaw_quat(yaw), z_extra=lift)
-    return jnp.where((jnp.arange(n) == which)[:, None], lifted, start)
+    return jnp.where((jnp.arange(n) == which)[:, None], lifted, rest(start[:, :7]))
   if task == "stack":
     xy = _goal_cells(k_cells, start, 1, table_portion)
     order = jax.random.permutation(k_pick, n)  # order[i] = which block sits at level i

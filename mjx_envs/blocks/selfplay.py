@@ -4,7 +4,9 @@ One env is one game. Alice and Bob each hold their own copy of the block world, 
 same initial state; every `step` moves the copy of whoever's turn it is, with the action given, and a
 small state machine (array selects only, no Python control flow) runs the game:
 
-  1. Alice acts for `alice_steps` (100) steps; her final object poses are the goal.
+  1. Alice acts for `alice_steps` (100) steps; her final object poses are the goal. Poses compare with
+     full rotations (config `rotation`, "full" as robogym's training; "symmetric": modulo the cube's
+     symmetries), so turning a block in place or onto another face sets a goal.
   2. Validation, in order: no object moved more than the success threshold from the start of her turn
      -> invalid; an object off the table -> invalid. An invalid goal ends the game (Alice gets 0).
      An object outside the placement area (xy, or higher than 0.26 m above the table) is valid but
@@ -14,6 +16,9 @@ small state machine (array selects only, no Python control flow) runs the game:
      turn ends on success or timeout. After his first failure his later turns are skipped and count
      as failures, but Alice keeps setting goals.
   4. Up to `max_goals` (5) goals per game; then the game is over (`done` = 1, later steps idle).
+  5. A physics step that diverges (NaN, or the solver blew up; `metrics["diverged"]` = 1) ends the game
+     as a truncation: `done` = 1, but no turn ends, no goal is finished and no reward is paid on that
+     step, so a learner bootstraps from it instead of taking it as an outcome (issue 13).
 
 Rewards (Table 1) arrive in `info`:
   bob_reward    on Bob's steps: the block world's +1/-1 per object and +5 on success.
@@ -53,7 +58,10 @@ def default_config() -> Dict[str, Any]:
   c = block_env.default_config()
   for k in ("task", "episode_length", "terminate_on_success", "terminate_on_fall"):
     del c[k]
-  c.update(action_bins=11, alice_steps=100, bob_steps_per_object=200, max_goals=5)
+  # Full rotations, as robogym's self-play training compares them: a block Alice turned in place (90
+  # degrees, or another face up) is a goal, and Bob learns to flip. "symmetric" compares modulo the
+  # cube's 24 symmetries (the push holdout's rule; this game's rule before issue 13).
+  c.update(action_bins=11, alice_steps=100, bob_steps_per_object=200, max_goals=5, rotation="full")
   return c
 
 
@@ -133,16 +141,19 @@ class BlocksSelfPlay(Env):
     t = jnp.where(phase == OVER, i["t"], i["t"] + 1)
     diverged = (phase != OVER) & (stepped.info["diverged"] > 0)
 
+    # A diverged physics step ends the game as a truncation, not an outcome: no turn ends, no goal is
+    # finished, no reward is paid (the learner bootstraps: agents.selfplay).
+    ok = ~diverged
     # Alice's turn ends: validate her goal.
-    a_end = is_a & (t >= c["alice_steps"])
+    a_end = is_a & (t >= c["alice_steps"]) & ok
     goal_now = self.achieved(alice)
     valid, ooz, _, _ = self.validate(i["turn_start"], goal_now)
     invalid = a_end & ~valid
     skipped = a_end & valid & i["bob_failed"]
     to_bob = a_end & valid & ~i["bob_failed"]
     # Bob's turn ends on success or timeout.
-    b_success = is_b & (stepped.metrics["is_success"] > 0)
-    b_end = is_b & (b_success | (t >= self.bob_steps))
+    b_success = is_b & (stepped.metrics["is_success"] > 0) & ok
+    b_end = is_b & (b_success | (t >= self.bob_steps)) & ok
     b_fail = b_end & ~b_success
 
     goal = jnp.where(a_end & valid, goal_now, i["goal"])
@@ -163,7 +174,7 @@ class BlocksSelfPlay(Env):
         "phase": next_phase, "t": jnp.where(new_turn, 0, t), "goals": goals,
         "bob_failed": i["bob_failed"] | bob_lost,
         "turn_start": jnp.where(finished, goal_now, i["turn_start"]), "goal": goal, "out_of_zone": goal_ooz,
-        "alice_reward": alice_reward, "bob_reward": jnp.where(is_b, stepped.reward, 0.0),
+        "alice_reward": alice_reward, "bob_reward": jnp.where(is_b & ok, stepped.reward, 0.0),
         "acted": jnp.where(phase == OVER, -1, phase),
         "alice_turn_end": a_end.astype(jnp.float32), "bob_turn_end": b_end.astype(jnp.float32),
         "goal_valid": (a_end & valid).astype(jnp.float32), "goal_invalid": invalid.astype(jnp.float32),

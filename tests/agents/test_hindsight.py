@@ -73,3 +73,5 @@ def test_ppo_hindsight_trains_behind_its_switch(tmp_path):
   _, row = train.run(cfg, "ppo_her", str(tmp_path), progress=False)
   assert 0.0 < row["hindsight/demo_frac"] <= 1.0
   assert np.isfinite(row["loss/hindsight"]) and row["loss/hindsight"] < 0.0
+  # The rollout's and the loss's observation statistics agree: every ratio is 1 before the first step.
+  assert row["loss/ratio_dev_first"] < 1e-4, row["loss/ratio_dev_first"]

@@ -74,6 +74,31 @@ def test_masked_gae_matches_reference_and_credits_alice_at_her_turn_end():
   np.testing.assert_allclose(ret[:, 0], [2.5, 2.5, 0, 0, 0, 0])
 
 
+def test_diverged_physics_is_a_truncation_for_both_agents():
+  """One slot: Alice 0-1 (goal A), Bob 2-3 fails it; Alice 4-5 (goal B), Bob 6-7 and the physics diverges
+  on step 7 (game over, no outcome); a new game's Alice 8-9 runs into the unroll's end. Bob's step 6
+  bootstraps on step 7's value; Alice's turn 4-5, decided by nothing, is not trained and lends its value
+  to her turn 0-1. (Before issue 13 a divergence was an outcome: value 0 after it for both.)"""
+  T = 10
+  col = lambda *idx: jnp.zeros((T, 1)).at[jnp.array(idx), 0].set(1.0)
+  acted = jnp.array([0, 0, 1, 1, 0, 0, 1, 1, 0, 0], jnp.int32)[:, None]
+  traj = {"acted": acted, "game_over": col(7), "diverged": col(7), "goal_finished": col(3),
+          "bob_turn_end": col(3)}
+  no = jnp.zeros((1,), bool)
+  mask, terminal, cut = asp.agent_steps(traj, no, no)
+  np.testing.assert_array_equal(cut["alice"][:, 0], [0, 0, 0, 0, 1, 1, 0, 0, 1, 1])
+  np.testing.assert_array_equal(cut["bob"][:, 0], [0, 0, 0, 0, 0, 0, 0, 1, 0, 0])
+  np.testing.assert_array_equal(terminal["bob"][:, 0], col(3, 7)[:, 0])
+  v = jnp.arange(1.0, T + 1)[:, None]
+  r_alice = col(3) * 6.0
+  adv_b, _ = asp.masked_gae(jnp.zeros((T, 1)), v, mask["bob"], terminal["bob"], 1.0, 1.0, cut["bob"])
+  np.testing.assert_allclose(adv_b[6, 0], v[7, 0] - v[6, 0])              # bootstrapped, not 0 - v[6]
+  assert float(adv_b[7, 0]) == 0.0
+  adv_a, _ = asp.masked_gae(r_alice, v, mask["alice"], terminal["alice"], 1.0, 1.0, cut["alice"])
+  np.testing.assert_allclose(adv_a[1, 0], 6.0 + v[4, 0] - v[1, 0])
+  np.testing.assert_array_equal(adv_a[4:6, 0], [0.0, 0.0])
+
+
 def test_demonstrations_come_only_from_goals_bob_failed():
   # One game: Alice turn (steps 0-1) -> goal A, Bob fails (2-3); Alice (4-5) -> goal B, Bob succeeds
   # (6-7); Alice (8-9) -> an invalid goal, game over.
@@ -103,15 +128,28 @@ def test_demonstrations_come_only_from_goals_bob_failed():
   np.testing.assert_array_equal(asp.next_outcome(finished2, failed2, goal2)[0][8:10, 0], [1, 1])
 
 
-def test_abc_gradient_vanishes_above_one_plus_eps():
+@pytest.mark.parametrize("form,live", [
+    ("clip", {1.1: True, 1.25: False, 0.7: False}),   # the paper's equation: dead on both sides
+    ("min", {1.1: True, 1.25: False, 0.7: True}),     # its text (advantage 1): pulls up any r < 1 + eps
+    ("nll", {1.1: True, 1.25: True, 0.7: True})])     # plain behavioural cloning: always pulls
+def test_abc_forms_gradients(form, live):
   old = jnp.zeros(3)
-  for ratio, live in ((1.1, True), (1.25, False), (0.7, False)):
+  for ratio, alive in live.items():
     lp = jnp.full(3, np.log(ratio))
-    g = jax.grad(lambda x: bc.clipped_bc_loss(x, old, 0.2)[0])(lp)
-    assert bool(jnp.all(g != 0)) == live, ratio
-  # The no-clipping ablation keeps the gradient.
-  g = jax.grad(lambda x: bc.clipped_bc_loss(x, old, jnp.inf)[0])(jnp.full(3, np.log(1.25)))
-  assert bool(jnp.all(g < 0))
+    g = jax.grad(lambda x: bc.bc_loss(x, old, 0.2, form=form)[0])(lp)
+    assert bool(jnp.all(g < 0)) == alive and bool(jnp.all(g <= 0)), (form, ratio, g)
+    loss = float(bc.bc_loss(lp, old, 0.2, form=form)[0])
+    want = {"clip": -np.clip(ratio, 0.8, 1.2), "min": -min(ratio, 1.2), "nll": -np.log(ratio)}[form]
+    np.testing.assert_allclose(loss, want, rtol=1e-6)
+  # The no-clipping ablation is plain behavioural cloning: d(-log p)/d(log p) = -1/n, whatever the ratio.
+  np.testing.assert_allclose(jax.grad(lambda x: bc.bc_loss(x, old, 0.2, form="nll")[0])(jnp.full(3, 2.0)),
+                             -1 / 3, rtol=1e-6)
+  assert asp.ASPConfig(abc_clip=None).bc_form == "nll" and asp.ASPConfig().bc_form == asp.ASPConfig().abc_form
+  with pytest.raises(ValueError, match="abc_form"):
+    asp.ASPConfig(abc_form="ratio")
+  # A masked-out demonstration with probability 0 (log p = -inf) adds nothing, not nan.
+  lp = jnp.array([0.0, -jnp.inf])
+  assert np.isfinite(float(bc.bc_loss(lp, jnp.zeros(2), 0.2, jnp.array([1.0, 0.0]), form)[0]))
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +197,7 @@ def _synthetic(algo, T=4, G=2):
           "lp_a": jnp.zeros((T, G)), "lp_b": jnp.zeros((T, G)),
           "alice_reward": end * jnp.array([6.0, 1.0]), "bob_reward": end * jnp.array([0.0, 6.0]),
           "bob_turn_end": end, "goal_finished": end, "goal_failed": end * jnp.array([1.0, 0.0]),
-          "game_over": end}
+          "game_over": end, "diverged": jnp.zeros((T, G))}
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +222,13 @@ def test_ablation_flags_change_what_bob_learns_from(small_env):
   unfiltered, _ = _build(small_env, demo_filter=False)
   d2, _ = unfiltered.batches(ts, traj, opp)
   np.testing.assert_array_equal(d2["demo"]["mask"], [[1, 1], [1, 1], [0, 0], [0, 0]])
+  # Game 0 against a past Bob: his failure says nothing of the current Bob, so no demonstrations from it,
+  # unless past_bob_demos asks for them.
+  past_bob = (no, jnp.array([True, False]), opp[2], opp[3])
+  d3, _ = algo.batches(ts, traj, past_bob)
+  np.testing.assert_array_equal(d3["demo"]["mask"], np.zeros((4, 2)))
+  keep, _ = _build(small_env, past_bob_demos=True)
+  np.testing.assert_array_equal(keep.batches(ts, traj, past_bob)[0]["demo"]["mask"], data["demo"]["mask"])
   # Relabelled with the goal the turn produced, in Bob's input format.
   np.testing.assert_allclose(data["demo"]["feats"]["objects"][0, 0, 0, 17:24], traj["goal"][3, 0, 0])
 
@@ -192,8 +237,8 @@ def test_ablation_flags_change_what_bob_learns_from(small_env):
     g, _ = jax.grad(a.loss, has_aux=True)(ts.params, norms, d)
     return g["bob"]["policy"]
 
-  # Demonstrations whose ratio is far above 1 + eps: ABC's clip stops their gradient; without the clip
-  # (abc_clip=None) they pull; without ABC (abc=False) they never count.
+  # Demonstrations whose ratio is far above 1 + eps: ABC's clip stops their gradient (either form);
+  # without the clip (abc_clip=None: behavioural cloning) they pull; without ABC (abc=False) they never count.
   high = data["demo"]["old_lp"] - 1.0
   with_abc = bob_grad(algo, data["demo"]["old_lp"])
   clipped = bob_grad(algo, high)

@@ -99,3 +99,68 @@ def test_goal_generators(task, n):
     levels = np.sort(np.round(z / (2 * BLOCK_HALF)), axis=1)
     np.testing.assert_array_equal(levels, np.tile(np.arange(n), (64, 1)))
     np.testing.assert_allclose(goal[..., :2], np.repeat(goal[:, :1, :2], n, 1), atol=1e-6)
+
+
+def _random_quats(key, shape):
+  """[*shape, 4] uniform random rotations."""
+  q = jax.random.normal(key, shape + (4,))
+  return q / jnp.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def _up_axis(quat):
+  """[...] int 0..5 (+x, -x, +y, -y, +z, -z): the block's face closest to pointing up, from R alone."""
+  up = np.asarray(G._quat_to_mat(jnp.asarray(quat)))[..., 2, :]  # world z in the block's frame
+  axis = np.argmax(np.abs(up), -1)
+  return 2 * axis + (np.take_along_axis(up, axis[..., None], -1)[..., 0] < 0)
+
+
+def _next_goals(task, n, num=256):
+  """Second holdout goals, from (a) exactly where the first goal put the blocks and (b) the first goal
+  with block 0 held in the air at a random tilt: (current [2, num, n, 7], goal [2, num, n, 7])."""
+  def one(key):
+    k0, k1, k2, k3, k4, k5 = jax.random.split(key, 6)
+    start = G.on_table(G.sample_cells(k0, n, 1.0), G.yaw_quat(jax.random.uniform(k1, (n,), maxval=6.3)))
+    first = G.make_goal(k2, task, start, n, 1.0)
+    held = first.at[0, 2].add(jax.random.uniform(k4, (), minval=0.01, maxval=0.2))
+    held = held.at[0, 3:].set(_random_quats(k5, ()))
+    cur = jnp.stack([first, held])
+    return cur, jax.vmap(lambda c: G.make_goal(k3, task, c, n, 1.0))(cur)
+
+  cur, goal = jax.jit(jax.vmap(one, out_axes=1))(jax.random.split(jax.random.PRNGKey(5), num))
+  return np.asarray(cur), np.asarray(goal)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_pick_and_place_next_goal_keeps_others_on_the_table(n):
+  """A block left in the air (by the previous goal, or held tilted) must come down in the next goal
+  unless it is the one chosen: one gripper cannot hold two blocks up at once."""
+  cur, goal = _next_goals("pick_and_place", n)
+  z = goal[..., 2] - TABLE_Z - BLOCK_HALF
+  lifted = z > 1e-3
+  assert np.all(lifted.sum(-1) == 1), f"{np.sum(lifted.sum(-1) > 1)} of {lifted[..., 0].size} goals lift >1"
+  rest = ~lifted
+  np.testing.assert_allclose(z[rest], 0.0, atol=1e-6)
+  np.testing.assert_allclose(goal[rest][:, :2], cur[rest][:, :2], atol=1e-6)  # straight below
+  # Resting orientations: a face exactly up; the same face as now, and a resting block keeps its pose.
+  up = np.asarray(G._quat_to_mat(jnp.asarray(goal[rest][:, 3:])))[:, 2, :]
+  np.testing.assert_allclose(np.abs(up).max(-1), 1.0, atol=1e-5)
+  np.testing.assert_array_equal(_up_axis(goal[rest][:, 3:]), _up_axis(cur[rest][:, 3:]))
+  was_resting = rest & (cur[..., 2] - TABLE_Z - BLOCK_HALF < 1e-6)
+  np.testing.assert_allclose(goal[was_resting], cur[was_resting], atol=1e-5)
+  # Not vacuous: often a block in the air now is not the one chosen next.
+  left_up = (cur[..., 2] - TABLE_Z - BLOCK_HALF > 1e-3) & ~lifted
+  assert np.all(left_up.any(-1).mean(-1) > 0.3), left_up.any(-1).mean(-1)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_flip_next_goal_turns_another_face_up(n):
+  """Every block's goal shows a face other than the one up now, also after a previous flip (the turn
+  is relative to the current pose, not to the upright one), resting where the block is."""
+  cur, goal = _next_goals("flip", n)
+  same = _up_axis(goal[..., 3:]) == _up_axis(cur[..., 3:])
+  assert not same.any(), f"{same.sum()} of {same.size} flip goals keep the current face up"
+  np.testing.assert_allclose(goal[..., 2], TABLE_Z + BLOCK_HALF, atol=1e-6)
+  np.testing.assert_allclose(goal[..., :2], cur[..., :2], atol=1e-6)
+  # The five other faces are all drawn, about equally often.
+  counts = np.bincount(((_up_axis(goal[..., 3:]) - _up_axis(cur[..., 3:])) % 6).ravel(), minlength=6)
+  assert counts[0] == 0 and counts[1:].min() > 0.5 * counts[1:].mean(), counts

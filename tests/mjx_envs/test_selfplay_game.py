@@ -146,3 +146,33 @@ def test_validate_rules(game):
   assert bool(valid) and bool(ooz)
   off = start.at[0, :3].set(jnp.asarray(OFF_TABLE))
   assert not bool(env.validate(start, off)[0])
+
+
+def test_rotations_compare_in_full_by_default():
+  """A block Alice turned 90 degrees in place sets a goal with full rotations (robogym's training rule,
+  the default); modulo the cube's symmetries (`rotation="symmetric"`, the rule before issue 13) it did not
+  move. Pure functions: nothing compiled."""
+  start = jnp.zeros((8, 7)).at[:, 3].set(1.0).at[0, :3].set(jnp.asarray(IN_ZONE))
+  quarter = start.at[0, 3:].set(jnp.array([np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]))
+  full = mjx_envs.make("BlocksSelfPlay", num_objects=1)
+  sym = mjx_envs.make("BlocksSelfPlay", num_objects=1, rotation="symmetric")
+  assert full.config["rotation"] == "full" and not full.world.symmetric
+  assert bool(full.validate(start, quarter)[0]) and not bool(sym.validate(start, quarter)[0])
+  # Bob's success compares the same way: a quarter turn away from the goal is not there yet.
+  assert not bool(full.world.is_success(start, quarter)) and bool(sym.world.is_success(start, quarter))
+  with pytest.raises(ValueError, match="rotation must be"):
+    mjx_envs.make("BlocksSelfPlay", rotation="mod90")
+
+
+def test_diverged_physics_ends_the_game_as_a_truncation(game):
+  """A divergence on Bob's turn ends the game (done) but is not an outcome: no turn end, no finished goal,
+  no reward for either agent on that step."""
+  _, reset, step, _ = game
+  s = _alice_turn(game, reset(jax.random.PRNGKey(6)), IN_ZONE)
+  assert int(s.info["phase"]) == selfplay.BOB
+  ws = s.pipeline_state["bob"]
+  blown = ws.replace(pipeline_state=ws.pipeline_state.replace(qvel=ws.pipeline_state.qvel.at[:].set(1e9)))
+  s = step(s.replace(pipeline_state={**s.pipeline_state, "bob": blown}), NOOP)
+  assert float(s.metrics["diverged"]) == 1.0 and float(s.done) == 1.0 and int(s.info["phase"]) == selfplay.OVER
+  for k in ("bob_turn_end", "goal_finished", "goal_failed", "alice_reward", "bob_reward", "bob_success"):
+    assert float(s.info[k]) == 0.0, k
