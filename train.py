@@ -199,6 +199,35 @@ def plot_curve(run_dir):
   fig.savefig(os.path.join(run_dir, "learning_curve.png"), dpi=100)
 
 
+def plot_selfplay(run_dir):
+  """selfplay.png from a self-play run's metrics.jsonl: Alice's valid-goal rate, Bob's success by goal
+  index, the ABC demonstration fraction and Bob's holdout success per task, against env steps."""
+  from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+  rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
+  steps = [r["env_steps"] for r in rows]
+  col = lambda k: [r.get(k, float("nan")) for r in rows]
+  fig = Figure(figsize=(14, 3.5))
+  axes = fig.subplots(1, 4)
+  axes[0].plot(steps, col("alice/valid_goal_rate"))
+  axes[0].set(xlabel="env steps", ylabel="Alice valid-goal rate", ylim=(-0.02, 1.02))
+  goals = sorted({k for r in rows for k in r if k.startswith("bob/success_goal_")},
+                 key=lambda k: int(k.rsplit("_", 1)[1]))
+  for k in goals:
+    axes[1].plot(steps, col(k), label=f"goal {k.rsplit('_', 1)[1]}")
+  axes[1].set(xlabel="env steps", ylabel="Bob success", ylim=(-0.02, 1.02))
+  axes[1].legend(fontsize=7)
+  axes[2].plot(steps, col("abc/demo_frac"))
+  axes[2].set(xlabel="env steps", ylabel="ABC demos / Alice steps", ylim=(-0.02, 1.02))
+  tasks = sorted({k for r in rows for k in r if k.startswith("holdout/")})
+  for k in tasks:
+    axes[3].plot(steps, col(k), marker=".", label=k.split("/", 1)[1])
+  axes[3].set(xlabel="env steps", ylabel="holdout success", ylim=(-0.02, 1.02))
+  axes[3].legend(fontsize=7)
+  fig.suptitle(os.path.basename(os.path.normpath(run_dir)) + ": self-play")
+  fig.tight_layout()
+  fig.savefig(os.path.join(run_dir, "selfplay.png"), dpi=100)
+
+
 def _fmt(compile_s):
   return ", ".join(f"{k} {v:.1f}s" for k, v in compile_s.items() if v is not None)
 
@@ -345,6 +374,8 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     ckpt.close()
   if os.path.exists(os.path.join(run_dir, "metrics.jsonl")):
     plot_curve(run_dir)
+    if cfg["agent"]["algo"] == "asp":
+      plot_selfplay(run_dir)
   if video:
     t = time.time()
     path = experiment.record_video(algo, ts.params, ts.obs_norm, os.path.join(run_dir, "video.mp4"),

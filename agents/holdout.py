@@ -39,21 +39,24 @@ def make_holdout_env(name: str, world_config: Dict) -> block_env.BlocksEnv:
 
 
 def evaluate_task(env: block_env.BlocksEnv, act: Callable, key, num_episodes: int,
-                  steps_per_object: int = 200, max_goals: int = 5):
+                  steps_per_object: int = 200, max_goals: int = 5, steps_left: bool = False):
   """act(obs [E, ...] batched block-world obs, key) -> actions [E, 6]. Returns a dict of scalars:
   success_rate (successes / goals), goals_per_episode (successes per episode)."""
-  rates, goals = evaluate_group(env, (env.task,), act, key[None], num_episodes, steps_per_object, max_goals)
+  rates, goals = evaluate_group(env, (env.task,), act, key[None], num_episodes, steps_per_object, max_goals,
+                                steps_left)
   return {"success_rate": rates[0], "goals_per_episode": goals[0]}
 
 
 def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable, keys, num_episodes: int,
-                   steps_per_object: int = 200, max_goals: int = 5):
+                   steps_per_object: int = 200, max_goals: int = 5, steps_left: bool = False):
   """Holdout tasks that share one world (`env`: same block count) evaluated in ONE batch, so the MJX
   step is compiled once for all of them rather than once per task (the tasks differ only in their goals
   and in whether rotations compare modulo the cube's symmetries, not in physics).
 
   tasks: K task names without the block count ("push", "flip", ...); keys [K, 2]: task k's episodes use
-  keys[k] exactly as a batch of that task alone would. Returns (success_rate [K], goals_per_episode [K]).
+  keys[k] exactly as a batch of that task alone would. steps_left: give `act` the obs key "steps_left",
+  the fraction of the goal's budget still to come (as the self-play game shows Bob his turn's).
+  Returns (success_rate [K], goals_per_episode [K]).
   """
   n, k_tasks, e = env.num_objects, len(tasks), num_episodes
   budget = steps_per_object * n
@@ -92,7 +95,8 @@ def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable
     state, t, successes, failed = carry
     active = (failed == 0) & (successes < max_goals)
     k_act, k_goal = jax.vmap(jax.random.split, out_axes=1)(k)       # [K, 2] each
-    nxt = jax.vmap(env.step)(state, act(state.obs, k_act[0]))
+    obs = dict(state.obs, steps_left=1.0 - t / budget) if steps_left else state.obs
+    nxt = jax.vmap(env.step)(state, act(obs, k_act[0]))
     success = active & jax.vmap(success_of)(nxt, symmetric)
     timeout = active & ~success & (t + 1 >= budget)
     regoal = jax.vmap(goal_for)(episode_keys(k_goal), task_of, nxt)
@@ -115,7 +119,8 @@ def block_counts(tasks: Sequence[str]) -> list:
 
 
 def evaluate_suite_part(tasks: Sequence[str], num_objects: int, world_config: Dict, act: Callable, key,
-                        num_episodes: int, steps_per_object: int = 200, max_goals: int = 5):
+                        num_episodes: int, steps_per_object: int = 200, max_goals: int = 5,
+                        steps_left: bool = False):
   """The tasks of `tasks` with `num_objects` blocks, in one batch in one world (`evaluate_group`):
   {"holdout/TASK-N": success_rate, "holdout_goals/TASK-N": goals solved per episode}. Task i (its index
   in `tasks`) uses `fold_in(key, i)` whatever the grouping. `combine_suite` merges the parts."""
@@ -125,7 +130,7 @@ def evaluate_suite_part(tasks: Sequence[str], num_objects: int, world_config: Di
   world = make_holdout_env(f"push-{num_objects}", world_config)
   keys = jnp.stack([jax.random.fold_in(key, i) for i, _, _ in members])
   rates, per_ep = evaluate_group(world, [t for _, _, t in members], act, keys, num_episodes,
-                                 steps_per_object, max_goals)
+                                 steps_per_object, max_goals, steps_left)
   out = {}
   for j, (_, name, _) in enumerate(members):
     out[f"holdout/{name}"] = rates[j]
@@ -144,7 +149,7 @@ def combine_suite(tasks: Sequence[str], parts: Sequence[Dict]) -> Dict:
 
 
 def evaluate_suite(tasks: Sequence[str], world_config: Dict, act: Callable, key, num_episodes: int,
-                   steps_per_object: int = 200, max_goals: int = 5):
+                   steps_per_object: int = 200, max_goals: int = 5, steps_left: bool = False):
   """{"holdout/TASK-N": success_rate, ..., "eval/success_rate": their mean,
   "eval/return": mean goals solved per episode}.
 
@@ -152,5 +157,5 @@ def evaluate_suite(tasks: Sequence[str], world_config: Dict, act: Callable, key,
   step is compiled once per block count; task i's episodes use `fold_in(key, i)` whatever the grouping.
   """
   return combine_suite(tasks, [evaluate_suite_part(tasks, n, world_config, act, key, num_episodes,
-                                                   steps_per_object, max_goals)
+                                                   steps_per_object, max_goals, steps_left)
                                for n in block_counts(tasks)])

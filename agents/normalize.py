@@ -3,7 +3,8 @@
 `features(obs)` picks what a network reads from an env observation:
   - a flat array stays as it is;
   - a block-world dict becomes {robot, objects, object_mask}, with Bob's per-object goal inputs
-    (`mjx_envs.blocks.goal_features`) appended to `objects` when the obs has a goal.
+    (`mjx_envs.blocks.goal_features`) appended to `objects` when the obs has a goal, and the self-play
+    game's `steps_left` appended to `robot` when the obs has it.
 `normalize` standardises every float leaf except the mask and clips to +-clip (OpenAI Five: 5).
 """
 
@@ -22,7 +23,10 @@ def features(obs):
   objects = obs["objects"]
   if "desired_goal" in obs:
     objects = jnp.concatenate([objects, goal_features(obs)], -1)
-  return {"robot": obs["robot"], "objects": objects, "object_mask": obs["object_mask"]}
+  robot = obs["robot"]
+  if "steps_left" in obs:  # the self-play game's turn clock: one more robot input
+    robot = jnp.concatenate([robot, jnp.asarray(obs["steps_left"], robot.dtype)[..., None]], -1)
+  return {"robot": robot, "objects": objects, "object_mask": obs["object_mask"]}
 
 
 def _stat_part(feats):

@@ -340,6 +340,11 @@ class AsymmetricSelfPlay:
       keep = keep * ~past_bob[None]
     demo_mask = (traj["acted"] == game.ALICE) * has_next * keep
     demo_obs = {**traj["fa"], "achieved_goal": traj["alice_ag"], "desired_goal": goal}
+    if self.raw_env.config["steps_left_obs"]:
+      # Alice's clock in Bob's units: as if Bob had spent the steps of her turn so far on this goal.
+      cfg = self.raw_env.config
+      spent = (1.0 - traj["fa"]["robot"][..., -1]) * cfg["alice_steps"]
+      demo_obs["robot"] = traj["fa"]["robot"].at[..., -1].set(1.0 - spent / self.raw_env.bob_steps)
     demo_feats = N.features(demo_obs)
     demo_old = self.dist(ts.agents["bob"].params["policy"], norms["bob"], demo_feats).log_prob(traj["act_a"])
     data = {
@@ -443,6 +448,7 @@ class AsymmetricSelfPlay:
         "alice/reward_per_game": s(traj["alice_reward"]) / jnp.maximum(s(traj["game_over"]), 1.0),
         "bob/success_rate": s(traj["bob_success"]) / jnp.maximum(s(bob_turns), 1.0),
         "abc/demos": s(data["demo"]["mask"]),
+        "abc/demo_frac": s(data["demo"]["mask"]) / jnp.maximum(s(traj["acted"] == game.ALICE), 1.0),
         "opponents/past_alice_frac": jnp.mean(opp[0]), "opponents/past_bob_frac": jnp.mean(opp[1]),
         "train/bad_actions": s(traj["bad_action"]), "train/physics_resets": s(traj["diverged"]),
     }
@@ -489,7 +495,7 @@ class AsymmetricSelfPlay:
       def fn(params, obs_norm, key):
         return holdout.evaluate_suite_part(c.holdout_tasks, n, self.holdout_world, self.policy(params, obs_norm),
                                            key, n_eval, self.raw_env.config["bob_steps_per_object"],
-                                           c.holdout_max_goals)
+                                           c.holdout_max_goals, self.raw_env.config["steps_left_obs"])
       return fn
 
     return {f"evaluate_{n}block": part(n) for n in holdout.block_counts(c.holdout_tasks)}

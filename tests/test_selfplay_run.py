@@ -28,6 +28,8 @@ def test_short_selfplay_run_alice_learns_to_set_valid_goals_and_bob_solves_some(
   assert all(r["abc/demos"] > 0 for r in rows)
   assert all(r["loss/abc"] < 0 for r in rows)  # -E[clipped ratio] over real demonstrations
   assert int(ts.pool_count) > 1                  # snapshots were taken into the opponent pool
+  assert (tmp_path / "selfplay.png").stat().st_size > 10_000  # the self-play figure beside the curve
+  assert all(0 < r["abc/demo_frac"] <= 1 for r in rows)
   # Behaviour and loss use the same observation statistics: before each update's first gradient step
   # every PPO ratio is 1 (float noise aside; a batch's fresh statistics put it far off before issue 13).
   for r in rows:

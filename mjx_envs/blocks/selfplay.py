@@ -28,7 +28,8 @@ Rewards (Table 1) arrive in `info`:
                 goal. A learner credits it to the last step of Alice's turn (`agents.selfplay`).
 Observations: {"alice": block-world obs of Alice's copy, whose achieved_goal/desired_goal a learner
 strips (Alice sees no goal; the achieved goal is kept for ABC relabelling), "bob": Bob's copy with the
-current goal}. `info["phase"]` says who acts next: 0 Alice, 1 Bob, 2 game over.
+current goal}; with `steps_left_obs` (default) each also has "steps_left", the fraction of the agent's
+turn still to come (agents.normalize.features appends it to the robot inputs). `info["phase"]` says who acts next: 0 Alice, 1 Bob, 2 game over.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def default_config() -> Dict[str, Any]:
   # Full rotations, as robogym's self-play training compares them: a block Alice turned in place (90
   # degrees, or another face up) is a goal, and Bob learns to flip. "symmetric" compares modulo the
   # cube's 24 symmetries (the push holdout's rule; this game's rule before issue 13).
-  c.update(action_bins=11, alice_steps=100, bob_steps_per_object=200, max_goals=5, rotation="full")
+  c.update(action_bins=11, alice_steps=100, bob_steps_per_object=200, max_goals=5, rotation="full",
+           steps_left_obs=True)
   return c
 
 
@@ -73,6 +75,8 @@ class BlocksSelfPlay(Env):
     for key in ("alice_steps", "bob_steps_per_object", "max_goals"):
       if not isinstance(c[key], (int, np.integer)) or c[key] < 1:
         raise ConfigError(f"{key} must be an int >= 1, got {c[key]!r}")
+    if not isinstance(c["steps_left_obs"], bool):
+      raise ConfigError(f"steps_left_obs must be True or False, got {c['steps_left_obs']!r}")
     world_cfg = {k: v for k, v in c.items() if k in block_env.default_config()}
     self.world = block_env.BlocksEnv(**{**world_cfg, "task": "push", "terminate_on_success": False,
                                         "terminate_on_fall": False})
@@ -107,10 +111,16 @@ class BlocksSelfPlay(Env):
     off = jnp.any(self.world._off_table(final))  # pylint: disable=protected-access
     return moved & ~off, self.out_of_zone(final), moved, off
 
-  def _obs(self, alice: State, bob: State):
+  def _obs(self, alice: State, bob: State, phase: jax.Array, t: jax.Array):
     w = self.world
-    return {"alice": w._obs(alice.pipeline_state, alice.info),  # pylint: disable=protected-access
-            "bob": w._obs(bob.pipeline_state, bob.info)}  # pylint: disable=protected-access
+    obs = {"alice": w._obs(alice.pipeline_state, alice.info),  # pylint: disable=protected-access
+           "bob": w._obs(bob.pipeline_state, bob.info)}  # pylint: disable=protected-access
+    if self.config["steps_left_obs"]:
+      # The fraction of the acting agent's turn still to come (1.0 off its turn): Alice is paid for where
+      # the blocks are when her turn ends, Bob for solving within his budget.
+      for who, turn, steps in (("alice", ALICE, self.config["alice_steps"]), ("bob", BOB, self.bob_steps)):
+        obs[who]["steps_left"] = jnp.where(phase == turn, 1.0 - t / steps, 1.0).astype(jnp.float32)
+    return obs
 
   # --- API ---------------------------------------------------------------------------------------
   def reset(self, rng: jax.Array) -> State:
@@ -127,7 +137,7 @@ class BlocksSelfPlay(Env):
             "bob_success": zero, "goal_index": izero, "goal_distance": zero, "goal_finished": zero,
             "goal_failed": zero}
     metrics = {"bad_action": zero, "diverged": zero}
-    return State({"alice": alice, "bob": bob}, self._obs(alice, bob), zero, zero, metrics, info)
+    return State({"alice": alice, "bob": bob}, self._obs(alice, bob, izero, izero), zero, zero, metrics, info)
 
   def step(self, state: State, action: jax.Array) -> State:
     c, i = self.config, state.info
@@ -186,7 +196,8 @@ class BlocksSelfPlay(Env):
     metrics = {"bad_action": jnp.where(phase == OVER, 0.0, stepped.metrics["bad_action"]),
                "diverged": diverged.astype(jnp.float32)}
     done = jnp.where(over, 1.0, 0.0)
-    return state.replace(pipeline_state={"alice": alice, "bob": bob}, obs=self._obs(alice, bob),
+    return state.replace(pipeline_state={"alice": alice, "bob": bob},
+                         obs=self._obs(alice, bob, info["phase"], info["t"]),
                          reward=jnp.zeros(()), done=done, metrics=metrics, info=info)
 
 

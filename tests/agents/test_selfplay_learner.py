@@ -185,7 +185,9 @@ def _synthetic(algo, T=4, G=2):
   """A hand-made game trajectory: Alice acts at steps 0-1, Bob at 2-3; game 0's goal is failed by Bob,
   game 1's is solved."""
   k = jax.random.split(jax.random.PRNGKey(0), 8)
-  fa = {"robot": jax.random.normal(k[0], (T, G, 17)), "objects": jax.random.normal(k[1], (T, G, 8, 17)),
+  # robot: the world's 17 inputs and the game's steps-left clock (agents.normalize.features).
+  robot = jnp.concatenate([jax.random.normal(k[0], (T, G, 17)), jax.random.uniform(k[6], (T, G, 1))], -1)
+  fa = {"robot": robot, "objects": jax.random.normal(k[1], (T, G, 8, 17)),
         "object_mask": jnp.zeros((T, G, 8)).at[..., 0].set(1.0)}
   ag = jax.random.normal(k[2], (T, G, 8, 7))
   goal = jax.random.normal(k[3], (T, G, 8, 7))

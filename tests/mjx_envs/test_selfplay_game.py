@@ -62,7 +62,13 @@ def test_bob_starts_from_alices_initial_state(game):
   chex.assert_trees_all_equal(s.pipeline_state["alice"].pipeline_state.qpos,
                               s.pipeline_state["bob"].pipeline_state.qpos)
   assert "desired_goal" in s.obs["bob"] and int(s.info["phase"]) == selfplay.ALICE
+  # Each agent sees the fraction of its turn still to come.
+  assert float(s.obs["alice"]["steps_left"]) == 1.0 and float(s.obs["bob"]["steps_left"]) == 1.0
+  s1 = step(s, NOOP)
+  np.testing.assert_allclose(float(s1.obs["alice"]["steps_left"]), 1.0 - 1.0 / ALICE_STEPS, rtol=1e-6)
   s = _alice_turn(game, s, IN_ZONE)
+  assert float(s.obs["bob"]["steps_left"]) == 1.0
+  np.testing.assert_allclose(float(step(s, NOOP).obs["bob"]["steps_left"]), 1.0 - 1.0 / BOB_STEPS, rtol=1e-6)
   # Alice's copy moved; Bob's is still the shared initial state, now with her final state as goal.
   bob_block = s.pipeline_state["bob"].pipeline_state.qpos[env.world._obj_qpos[0]:][:3]  # pylint: disable=protected-access
   assert float(jnp.linalg.norm(bob_block[:2] - jnp.asarray(IN_ZONE[:2]))) > 0.05
