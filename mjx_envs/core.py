@@ -200,22 +200,41 @@ class MjxEnv(Env):
     return float(self.mj_model.opt.timestep) * self.n_substeps
 
   def physics_step(self, data: mjx.Data, ctrl: jax.Array | None = None,
-                   mocap_pos: jax.Array | None = None,
-                   mocap_quat: jax.Array | None = None) -> mjx.Data:
-    """Sets controls and mocap targets, then runs `n_substeps` of `mjx.step`."""
+                   mocap_pos: jax.Array | None = None, mocap_quat: jax.Array | None = None,
+                   interpolate_mocap: bool = False) -> mjx.Data:
+    """Sets controls and mocap targets, then runs `n_substeps` of `mjx.step`.
+
+    With `interpolate_mocap`, the mocap bodies move from where they are to the new targets in equal steps
+    over the substeps (positions linearly, orientations by normalised linear interpolation), arriving on
+    the last one: a target that jumps once per control step makes a stiff mocap weld jerk its body, which
+    then kicks objects (block world, a full 0.05 m step from rest: peak gripper speed 1.56 m/s, 0.95 here).
+    """
     replace = {}
     if ctrl is not None:
       replace["ctrl"] = ctrl
-    if mocap_pos is not None:
+    if mocap_pos is not None and not interpolate_mocap:
       replace["mocap_pos"] = mocap_pos
-    if mocap_quat is not None:
+    if mocap_quat is not None and not interpolate_mocap:
       replace["mocap_quat"] = mocap_quat
     data = data.replace(**replace)
+    interpolate = interpolate_mocap and (mocap_pos is not None or mocap_quat is not None)
+    pos0, quat0 = data.mocap_pos, data.mocap_quat
+    if interpolate and mocap_quat is not None:  # the nearer of q and -q, so the path takes the short way
+      mocap_quat = jnp.where(jnp.sum(quat0 * mocap_quat, -1, keepdims=True) < 0, -mocap_quat, mocap_quat)
 
-    def body(d, _):
+    def body(d, frac):
+      if interpolate:
+        path = {}
+        if mocap_pos is not None:
+          path["mocap_pos"] = pos0 + (mocap_pos - pos0) * frac
+        if mocap_quat is not None:
+          q = quat0 + (mocap_quat - quat0) * frac
+          path["mocap_quat"] = q / jnp.linalg.norm(q, axis=-1, keepdims=True)
+        d = d.replace(**path)
       return mjx.step(self.mjx_model, d), None
 
-    return jax.lax.scan(body, data, (), self.n_substeps)[0]
+    fracs = jnp.arange(1, self.n_substeps + 1, dtype=jnp.float32) / self.n_substeps
+    return jax.lax.scan(body, data, fracs)[0]
 
   def reset_forward(self, data: mjx.Data) -> mjx.Data:
     """The derived quantities a reset's observation reads: positions and orientations of bodies, geoms

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import mujoco
 from mujoco import mjx
+import numpy as np
 
 FINGER_HALF = (0.008, 0.007, 0.03)  # x (depth), y (thickness), z (length)
 PALM_HALF = (0.02, 0.065, 0.012)
@@ -52,6 +53,31 @@ def worldbody_xml(pos, friction: float = 1.5, kp: float = 300.0, condim: int = 4
               rgba="0.2 0.2 0.2 1" contype="2" conaffinity="1" condim="{condim}"/>
       </body>
     </body>"""
+
+
+def _box_corners(half, centre) -> np.ndarray:
+  """[8, 3] corners of a box."""
+  signs = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1], indexing="ij")).reshape(3, -1).T
+  return np.asarray(centre) + signs * np.asarray(half)
+
+
+# Gripper-frame corners of the collision boxes: the left finger at opening 0 (the right one mirrors it in
+# y; opening moves both outwards), and the palm.
+_FINGER_CORNERS = _box_corners(FINGER_HALF, (0.0, FINGER_HALF[1], FINGER_HALF[2]))
+_PALM_CORNERS = _box_corners(PALM_HALF, (0.0, 0.0, 2 * FINGER_HALF[2] + PALM_HALF[2]))
+
+
+def lowest_point(quat: jax.Array, opening: jax.Array) -> jax.Array:
+  """[] height of the gripper's lowest point (a corner of a finger or the palm) relative to the tcp, for
+  orientation `quat` [4] (w, x, y, z) and both fingers `opening` metres open; <= 0."""
+  side = np.repeat([1.0, -1.0], 8)
+  fingers = jnp.stack([np.tile(_FINGER_CORNERS[:, 0], 2),
+                       side * (np.tile(_FINGER_CORNERS[:, 1], 2) + opening),
+                       np.tile(_FINGER_CORNERS[:, 2], 2)], -1)                     # [16, 3]
+  points = jnp.concatenate([fingers, _PALM_CORNERS], 0)                           # [24, 3]
+  w, x, y, z = quat[0], quat[1], quat[2], quat[3]
+  z_row = jnp.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])  # of the rotation
+  return jnp.min(points @ z_row)
 
 
 def actuator_xml(kp: float = 300.0) -> str:

@@ -9,12 +9,15 @@ Tasks (config `task`):
 
 Action (6-D): 3-D relative gripper position, wrist yaw and pitch steps, relative finger opening.
 Continuous in [-1, 1] by default; `action_bins=11` takes integer bins 0..10 per dimension instead.
+The gripper's mocap target moves to the new pose in equal steps over the substeps, and is kept where the
+gripper's lowest point (a pitched finger's edge) stays 3 mm above the table.
 
 Observation (dict):
   robot [17]          tcp pos (3), tcp lin. vel (3), tcp quat (4), finger openings (2), finger vels (2),
                       wrist yaw and pitch targets (2), finger target (1)
-  objects [8, 17]     per object: pos (3), quat (4), lin. vel (3), ang. vel (3), pos relative to the
-                      tcp (3), gripped flag (1); zero rows for padding
+  objects [8, 17]     per object: pos (3), quat (4), lin. vel (3), ang. vel (3; world frame), pos
+                      relative to the tcp (3), gripped flag (1: touching both fingers); zero rows for
+                      padding
   object_mask [8]     1.0 for real objects
   observation [153]   robot + objects flattened (goal-independent, so hindsight relabelling is exact)
   achieved_goal [8,7], desired_goal [8,7]  (goal tasks only) position + quaternion per object; see
@@ -44,6 +47,7 @@ from mjx_envs.core import ConfigError, GoalEnv, State, check_impl, sanitize_acti
 TASKS = (None, "push", "flip", "pick_and_place", "stack")
 ROBOT_SIZE = 17
 OBJECT_SIZE = 17
+GRIP_CONTACT_DIST = 0.0  # a finger touches a block where their contact distance is <= this (metres)
 
 
 def default_config() -> Dict[str, Any]:
@@ -57,6 +61,8 @@ def default_config() -> Dict[str, Any]:
       iterations=3,               # constraint solver iterations (Newton; 4 before issue 11)
       ls_iterations=4,            # solver line-search iterations (6 before issue 11)
       cone="pyramidal",           # friction cone: "pyramidal" or "elliptic"
+      impratio=3.0,               # MuJoCo's friction-to-normal impedance ratio; 1 (before issue 13) let a
+                                  # held block creep down the pads (see scene.py's docstring)
       condim=3,                   # block and finger contacts: 3 (sliding friction) or 4 (+ torsional;
                                   # before issue 11). See scene.py's docstring for the measured cost.
       impl="jax",                 # MJX implementation: "jax" or "warp" (the optional [warp] extra)
@@ -109,6 +115,9 @@ class BlocksEnv(GoalEnv):
       raise ConfigError(f"rotation must be None, 'full' or 'symmetric', got {c['rotation']!r}")
     if c["cone"] not in ("pyramidal", "elliptic"):
       raise ConfigError(f"cone must be 'pyramidal' or 'elliptic', got {c['cone']!r}")
+    impratio = c["impratio"]
+    if isinstance(impratio, bool) or not isinstance(impratio, (int, float)) or not impratio >= 1:
+      raise ConfigError(f"impratio must be a number >= 1, got {c['impratio']!r}")
     if c["condim"] not in (3, 4) or isinstance(c["condim"], bool):
       raise ConfigError(f"condim must be 3 or 4, got {c['condim']!r}")
     check_impl(c["impl"])
@@ -125,11 +134,18 @@ class BlocksEnv(GoalEnv):
     self.symmetric = c["rotation"] == "symmetric" if c["rotation"] else self.task != "flip"
     mj_model = mujoco.MjModel.from_xml_string(scene_xml(
         n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip",
-        cone=c["cone"], condim=c["condim"]))
+        cone=c["cone"], condim=c["condim"], impratio=c["impratio"]))
     super().__init__(mj_model, c["n_substeps"], impl=c["impl"], warp_max_envs=c["warp_max_envs"])
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._obj_qpos = np.array([mj_model.joint(f"object{i}").qposadr[0] for i in range(n)])
     self._obj_qvel = np.array([mj_model.joint(f"object{i}").dofadr[0] for i in range(n)])
+    # Contact lookup tables, indexed by geom id; the extra last entry is what the unused contact slots'
+    # geom id -1 reads (the reset's data has no contacts). block: object index or -1; finger: 1 left,
+    # 2 right, 0 other.
+    self._geom_block = np.full(mj_model.ngeom + 1, -1, np.int32)
+    self._geom_block[[mj_model.geom(f"object{i}").id for i in range(n)]] = np.arange(n)
+    self._geom_finger = np.zeros(mj_model.ngeom + 1, np.int32)
+    self._geom_finger[[mj_model.geom("finger_l").id, mj_model.geom("finger_r").id]] = [1, 2]
     self._data0 = None
 
   # --- sizes -------------------------------------------------------------------------------------
@@ -184,18 +200,25 @@ class BlocksEnv(GoalEnv):
     action, bad = self._decode_action(action)
     a = c["action_smoothing"] * action + (1 - c["action_smoothing"]) * info["prev_action"]
     data = state.pipeline_state
-    tcp = self.gripper.tcp_pos(data)
-    target = tcp + a[:3] * c["max_position_change"]
-    lo = jnp.array([TABLE_POS[0] - TABLE_HALF[0], TABLE_POS[1] - TABLE_HALF[1], TABLE_Z + 0.003])
-    hi = jnp.array([TABLE_POS[0] + TABLE_HALF[0], TABLE_POS[1] + TABLE_HALF[1], TABLE_Z + 0.4])
-    target = jnp.clip(target, lo, hi)
     wrist = jnp.clip(info["wrist"] + a[3:5] * c["max_rotation_change"],
                      jnp.array([-np.pi, -np.pi / 4]), jnp.array([np.pi, np.pi / 4]))
     finger = jnp.clip(info["finger_target"] + a[5] * c["max_finger_change"], 0.0, gripper_lib.MAX_OPENING)
     quat = bmath.quat_mul(G.yaw_quat(wrist[0]),
                           bmath.quat_rot_axis(jnp.array([1.0, 0.0, 0.0]), wrist[1]))
+    tcp = self.gripper.tcp_pos(data)
+    target = tcp + a[:3] * c["max_position_change"]
+    # Keep the gripper's lowest point (not just the tcp: a pitched wrist puts a finger's outer edge below
+    # it) 3 mm above the table, for the commanded orientation and the wider of the current and commanded
+    # finger openings (the fingers move during the step).
+    opening = jnp.maximum(finger, jnp.max(self.gripper.fingers(data)))
+    floor = TABLE_Z + 0.003 - gripper_lib.lowest_point(quat, opening)
+    lo = jnp.stack([TABLE_POS[0] - TABLE_HALF[0], TABLE_POS[1] - TABLE_HALF[1], floor])
+    hi = jnp.array([TABLE_POS[0] + TABLE_HALF[0], TABLE_POS[1] + TABLE_HALF[1], TABLE_Z + 0.4])
+    target = jnp.clip(target, lo, hi)
+    # The mocap target moves to the new pose in equal steps over the substeps, not in one jump (which
+    # makes the stiff weld jerk the gripper into the blocks), as in the Fetch env.
     data = self.physics_step(data, ctrl=jnp.full((self.mj_model.nu,), finger),
-                             mocap_pos=target[None], mocap_quat=quat[None])
+                             mocap_pos=target[None], mocap_quat=quat[None], interpolate_mocap=True)
     diverged = self.diverged(data)
     info = {**info, "wrist": wrist, "finger_target": finger, "prev_action": a,
             "diverged": diverged.astype(jnp.float32)}
@@ -265,13 +288,11 @@ class BlocksEnv(GoalEnv):
     fingers = g.fingers(data)
     poses = data.qpos[self._obj_qpos[:, None] + np.arange(7)]
     vels = data.qvel[self._obj_qvel[:, None] + np.arange(6)]
+    # A free joint's angular velocity (qvel[3:6]) is in the body frame; report it in the world frame,
+    # as robogym and the Fetch env do.
+    vels = jnp.concatenate([vels[:, :3], jax.vmap(bmath.rotate)(vels[:, 3:], poses[:, 3:])], -1)
     rel = poses[:, :3] - tcp
-    # "Gripped": the block sits between the pads and both pads are closed onto it.
-    local = jnp.einsum("ji,nj->ni", g.tcp_xmat(data), rel)
-    between = (jnp.abs(local[:, 0]) < BLOCK_HALF) & (jnp.abs(local[:, 2] - 0.02) < 0.03)
-    pinched = jnp.abs(local[:, 1]) + BLOCK_HALF + 0.004 > jnp.max(fingers)
-    gripped = (between & pinched & (jnp.max(fingers) < BLOCK_HALF + 0.004)).astype(jnp.float32)
-    objects = jnp.concatenate([poses, vels, rel, gripped[:, None]], -1)
+    objects = jnp.concatenate([poses, vels, rel, self._gripped(data, rel)[:, None]], -1)
     objects = jnp.concatenate([objects, jnp.zeros((MAX_OBJECTS - n, OBJECT_SIZE))], 0)
     mask = (jnp.arange(MAX_OBJECTS) < n).astype(jnp.float32)
     robot = jnp.concatenate([tcp, g.tcp_vel(data), data.xquat[self.mj_model.body("gripper").id],
@@ -282,6 +303,29 @@ class BlocksEnv(GoalEnv):
       obs["achieved_goal"] = self._achieved(data)
       obs["desired_goal"] = info["goal"]
     return obs
+
+  def _gripped(self, data, rel) -> jax.Array:
+    """[n] 1.0 for each block touching both fingers, as the paper's observation (from the contacts of
+    the last substep); `rel` [n, 3]: block positions relative to the tcp (used by the Warp fallback)."""
+    if self.impl != "jax":
+      # MJX-Warp keeps one contact buffer for the whole vmapped batch, which one env cannot pick its own
+      # contacts from: keep the geometric test (the block sits between the pads and both are closed on
+      # it; it misses diagonal grasps).
+      g = self.gripper
+      fingers = g.fingers(data)
+      local = jnp.einsum("ji,nj->ni", g.tcp_xmat(data), rel)
+      between = (jnp.abs(local[:, 0]) < BLOCK_HALF) & (jnp.abs(local[:, 2] - 0.02) < 0.03)
+      pinched = jnp.abs(local[:, 1]) + BLOCK_HALF + 0.004 > jnp.max(fingers)
+      return (between & pinched & (jnp.max(fingers) < BLOCK_HALF + 0.004)).astype(jnp.float32)
+    # Fixed-size: every candidate geom pair has its slots, with dist > 0 when apart.
+    con = data._impl.contact  # pylint: disable=protected-access
+    touching = con.dist <= GRIP_CONTACT_DIST                                    # [ncon]
+    block = jnp.max(jnp.asarray(self._geom_block)[con.geom], -1)               # [ncon]; -1: none
+    finger = jnp.sum(jnp.asarray(self._geom_finger)[con.geom], -1)             # [ncon]; 0: none
+    hit = touching[:, None] & (block[:, None] == np.arange(self.num_objects))  # [ncon, n]
+    left = jnp.any(hit & (finger == 1)[:, None], 0)
+    right = jnp.any(hit & (finger == 2)[:, None], 0)
+    return (left & right).astype(jnp.float32)
 
 
 def goal_features(obs: Mapping[str, jax.Array]) -> jax.Array:

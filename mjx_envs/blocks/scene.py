@@ -18,6 +18,13 @@ PickAndPlace-1, Push-1 and Stack-2 at 1.00. The adopted setting is the cheapest 
 side against the old one (BlocksPush-1, loaded 2-core CPU, BENCHMARKS.md): 1.51x at batch 64 (1,037 ->
 1,567 control steps/s), 1.21x at batch 256 (687 -> 833). sim_dt 0.01 x 4 gave no gain (0.94x) and would
 soften the 0.01 s weld, which MuJoCo clamps to 2 x timestep.
+
+Grasp hold (issue 13; config `impratio`, default 3). With pyramidal cones and impratio 1 a held block slid
+down the pads 10.7-11.1 mm in 4 s (a block grasped at yaw 0, 17 and 45 degrees, lifted 0.1 m). Measured
+alternatives: elliptic cones 3.7-4.3 mm, but 0.57x the control steps/s (BlocksPush-1, batch 64); impratio 3
+(pyramidal) 3.7-4.3 mm at no measurable cost, and all grasps held; impratio 5 and 10 (pyramidal) 1.8-3.1
+mm for straight grasps but dropped the 17-degree one; elliptic with impratio 10 blew up. Default since
+issue 13: pyramidal, impratio 3; a resting two-block tower stays within 2 mm (tests/mjx_envs).
 """
 
 from __future__ import annotations
@@ -65,7 +72,7 @@ def _face_markers(h: float) -> str:
 
 def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: int,
               labelled_faces: bool = False, friction: float = 1.0, cone: str = "pyramidal",
-              condim: int = 4) -> str:
+              condim: int = 4, impratio: float = 1.0) -> str:
   """The whole model as an MJCF string. `condim` applies to the blocks and the fingers."""
   h = BLOCK_HALF
   blocks = []
@@ -89,7 +96,7 @@ def scene_xml(num_objects: int, sim_dt: float, iterations: int, ls_iterations: i
   return f"""
 <mujoco model="blocks">
   <option timestep="{sim_dt}" iterations="{iterations}" ls_iterations="{ls_iterations}"
-          cone="{cone}" impratio="1" integrator="implicitfast">
+          cone="{cone}" impratio="{impratio}" integrator="implicitfast">
     <flag eulerdamp="disable"/>
   </option>
   <visual><global offwidth="640" offheight="480"/></visual>

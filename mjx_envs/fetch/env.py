@@ -461,7 +461,9 @@ class FetchEnv(GoalEnv):
     else:
       opening = (action[3] + 1.0) * 0.5 * gripper_lib.MAX_OPENING
       ctrl = jnp.full((self.mj_model.nu,), opening, jnp.float32)
-    d = self._physics_step(d, ctrl, target)
+    # Within the control step the mocap moves linearly from its last target to the new one.
+    d = self.physics_step(d, ctrl=ctrl, mocap_pos=d.mocap_pos.at[g.mocap].set(target),
+                          interpolate_mocap=True)
     diverged = self.diverged(d)
     obs = self._obs(d, goal)
     obs = jax.tree.map(lambda x: jnp.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), obs)
@@ -471,20 +473,6 @@ class FetchEnv(GoalEnv):
     info = {**state.info, "diverged": diverged.astype(jnp.float32)}
     return state.replace(pipeline_state=d, obs=obs, reward=reward, done=jnp.zeros((), jnp.float32),
                          metrics=metrics, info=info)
-
-  def _physics_step(self, d: mjx.Data, ctrl: jax.Array, target: jax.Array) -> mjx.Data:
-    """`n_substeps` of `mjx.step`, moving the gripper's mocap body linearly from where it was to
-    `target` over the substeps (a smooth path: a target that jumps once per control step makes the
-    stiff weld jerk the gripper, which then kicks objects)."""
-    g = self.gripper
-    start = d.mocap_pos[g.mocap]
-    fracs = jnp.arange(1, self.n_substeps + 1, dtype=jnp.float32) / self.n_substeps
-
-    def body(d, f):
-      d = d.replace(mocap_pos=d.mocap_pos.at[g.mocap].set(start + (target - start) * f), ctrl=ctrl)
-      return mjx.step(self.mjx_model, d), None
-
-    return jax.lax.scan(body, d, fracs)[0]
 
   @property
   def observation_size(self):

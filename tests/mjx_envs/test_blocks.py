@@ -1,11 +1,14 @@
 """The block world in MJX: shapes, determinism, physics sanity, rewards, and the scripted-success bars."""
+import types
+
 import jax
 import jax.numpy as jnp
+from mujoco import mjx
 import numpy as np
 import pytest
 
 import mjx_envs
-from mjx_envs import scripted
+from mjx_envs import core, scripted
 from mjx_envs.blocks import goals as G
 from mjx_envs.blocks import goal_features, scripted_controller
 from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_Z
@@ -128,6 +131,166 @@ def test_binned_actions_and_goal_free_world():
   after = step(state, up)
   assert float(after.reward) == 0.0 and float(after.metrics["bad_action"]) == 0.0
   dz = float(after.obs["robot"][2] - state.obs["robot"][2])
-  assert 0.02 < dz <= 0.05 + 1e-3
+  assert 0.015 < dz <= 0.05 + 1e-3  # from rest, the gripper trails its mocap target (0.0195 m here)
   out_of_range = step(state, jnp.array([5, 5, 11, 5, 5, 5]))
   assert float(out_of_range.metrics["bad_action"]) == 1.0
+
+
+def test_block_angular_velocity_is_in_the_world_frame(env, fns, batch):
+  """A block tilted 0.6 rad about x spins at 4 rad/s about the world z axis in free flight (a cube's
+  inertia is isotropic, so that stays its world angular velocity): the observation reports (0, 0, 4), not
+  the free joint's body-frame qvel (0, 4 sin 0.6, 4 cos 0.6) = (0, 2.26, 3.30) it reported before."""
+  qa, va = env.mj_model.joint("object0").qposadr[0], env.mj_model.joint("object0").dofadr[0]
+  tilt, w_world = 0.6, np.array([0.0, 0.0, 4.0])
+  c, s = np.cos(tilt), np.sin(tilt)
+  w_body = np.array([[1, 0, 0], [0, c, -s], [0, s, c]]).T @ w_world
+  d = batch.pipeline_state
+  # 0.3 m up, clear of the gripper (its top is ~0.23 m above the table) and of the other block.
+  pose = jnp.concatenate([d.qpos[:, qa:qa + 2], jnp.full((16, 1), TABLE_Z + 0.3),
+                          jnp.tile(jnp.array([np.cos(tilt / 2), np.sin(tilt / 2), 0.0, 0.0]), (16, 1))], -1)
+  d = d.replace(qpos=d.qpos.at[:, qa:qa + 7].set(pose), qvel=d.qvel.at[:, va + 3:va + 6].set(w_body))
+  state = fns[1](batch.replace(pipeline_state=d), jnp.zeros((16, 6)))
+  np.testing.assert_allclose(np.asarray(state.obs["objects"][:, 0, 10:13]), np.tile(w_world, (16, 1)),
+                             atol=1e-3)
+
+
+GRASP_XY = np.array([1.3, 0.7])
+
+
+def _lay_out(env, batch):
+  """`batch` with block 0 axis-aligned at GRASP_XY and block 1 far away, in every env."""
+  qa = [env.mj_model.joint(f"object{i}").qposadr[0] for i in range(2)]
+  d = batch.pipeline_state
+  qpos = d.qpos.at[:, qa[0]:qa[0] + 7].set(jnp.array([*GRASP_XY, TABLE_Z + BLOCK_HALF, 1, 0, 0, 0]))
+  qpos = qpos.at[:, qa[1]:qa[1] + 7].set(jnp.array([1.7, 1.1, TABLE_Z + BLOCK_HALF, 1, 0, 0, 0]))
+  return batch.replace(pipeline_state=d.replace(qpos=qpos))
+
+
+def _servo(env, state, target, yaw, pitch, finger):
+  """Actions [B, 6] that steer the tcp to `target` [B, 3] and the wrist to `yaw`, `pitch` [B]; `finger`
+  [B] is the finger action (+1 opens, -1 closes)."""
+  tcp, wrist = state.pipeline_state.site_xpos[:, env.gripper.tcp_site], state.info["wrist"]
+  return jnp.concatenate([jnp.clip((target - tcp) / 0.05, -1, 1),
+                          jnp.clip((yaw - wrist[:, 0]) / 0.2, -1, 1)[:, None],
+                          jnp.clip((pitch - wrist[:, 1]) / 0.2, -1, 1)[:, None],
+                          jnp.asarray(finger, jnp.float32)[:, None]], -1)
+
+
+def test_gripped_flag_comes_from_the_finger_contacts(env, fns, batch):
+  """Block 0 grasped axis-aligned (env 0), with the gripper yawed 45 degrees (env 1: the pads close on two
+  vertical edges and stop 0.0335 m from the centre line, where the old geometric guess needed < 0.0294, so
+  it said 0), and approached with open fingers (env 2). Gripped = contact with both fingers."""
+  state = _lay_out(env, batch)
+  yaw = jnp.zeros(16).at[1].set(np.pi / 4)
+  close = jnp.ones(16).at[2].set(0.0) > 0
+  grasp = jnp.array([*GRASP_XY, TABLE_Z + BLOCK_HALF - 0.012])
+  for t in range(36):
+    target = jnp.tile(grasp + jnp.array([0.0, 0.0, 0.1 * (t < 12 or t >= 28)]), (16, 1))
+    finger = jnp.where(close & (t >= 20), -1.0, 1.0)
+    state = fns[1](state, _servo(env, state, target, yaw, jnp.zeros(16), finger))
+    flags = np.asarray(state.obs["objects"][:, :2, 16])
+    if t == 19:  # down at the block, fingers still open
+      assert np.all(flags == 0), flags[:3]
+  lifted = np.asarray(state.obs["objects"][:3, 0, 2]) - TABLE_Z - BLOCK_HALF
+  assert lifted[0] > 0.08 and lifted[1] > 0.08 and abs(lifted[2]) < 1e-3, lifted  # real grasps
+  np.testing.assert_array_equal(flags[:3], [[1, 0], [1, 0], [0, 0]])
+
+
+def test_mocap_target_moves_in_equal_substeps(env, monkeypatch):
+  """Full +x and then full yaw actions from rest, recording every substep (a callback around `mjx.step`):
+  the mocap target advances in equal increments (0.01 m, 0.04 rad) instead of jumping once per step, and
+  the gripper's peak speed drops from 1.56 m/s (the jump: 1.56, 1.17, 0.88, 0.66, 0.50 m/s over the first
+  step's substeps) to 0.95 m/s; the yaw rate's peak from 7.6 to 4.7 rad/s."""
+  record = []
+
+  def step_and_record(m, d):
+    d = mjx.step(m, d)
+    jax.debug.callback(lambda *x: record.append([np.asarray(v) for v in x]),
+                       d.mocap_pos[0], d.mocap_quat[0], d.qvel, ordered=True)
+    return d
+
+  state = jax.jit(env.reset)(jax.random.PRNGKey(0))
+  monkeypatch.setattr(core, "mjx", types.SimpleNamespace(step=step_and_record))
+  step, g = jax.jit(env.step), env.gripper
+  start = np.asarray(state.pipeline_state.mocap_pos[0])
+  for a in [[1.0, 0, 0, 0, 0, 0]] * 3 + [[0, 0, 0, 1.0, 0, 0]] * 2:
+    state = step(state, jnp.array(a))
+  jax.block_until_ready(state)
+  pos, quat, qvel = (np.stack(x) for x in zip(*record))
+  assert len(pos) == 5 * env.n_substeps
+  moves = np.diff(np.concatenate([start[None], pos[:15]]), axis=0).reshape(3, 5, 3)
+  np.testing.assert_allclose(moves[0], np.tile([0.01, 0.0, 0.0], (5, 1)), atol=1e-6)
+  np.testing.assert_allclose(moves, np.broadcast_to(moves[:, :1], moves.shape), atol=1e-6)
+  yaw = 2 * np.arctan2(quat[15:, 3], quat[15:, 0])
+  np.testing.assert_allclose(np.diff(np.concatenate([[0.0], yaw])), 0.04, atol=1e-4)
+  speed = np.linalg.norm(qvel[:15, g.free_qvel:g.free_qvel + 3], axis=-1)
+  assert speed.max() < 1.1, speed.round(3)
+  spin = np.linalg.norm(qvel[15:, g.free_qvel + 3:g.free_qvel + 6], axis=-1)
+  assert spin.max() < 5.5, spin.round(2)
+
+
+def _lowest_finger_point(env, data):
+  """[B] height of the fingers' lowest corner (world z), from the finger geoms' poses."""
+  ids = [env.mj_model.geom(f).id for f in ("finger_l", "finger_r")]
+  half = env.mj_model.geom_size[ids[0]]
+  corners = np.array(np.meshgrid([-1, 1], [-1, 1], [-1, 1])).reshape(3, -1).T * half  # [8, 3]
+  pos, mat = np.asarray(data.geom_xpos[:, ids]), np.asarray(data.geom_xmat[:, ids]).reshape(-1, 2, 3, 3)
+  return (pos[:, :, None, 2] + np.einsum("bgj,cj->bgc", mat[:, :, 2], corners)).min((1, 2))
+
+
+def test_pitched_fingers_stay_out_of_the_table(env, fns, batch):
+  """The gripper pitched +-45 degrees (fingers open in half the envs, closed in the rest, four yaws) and
+  driven straight down for 15 steps: the fingers' lowest corner stays within 1 mm of the table top (it
+  rests 3 mm above). When only the tcp was kept 3 mm above the table, it sank 4.3 mm (closed fingers) to
+  12.1 mm (open) into it."""
+  # The gripper 0.15 m above a clear spot of the table, at rest (blocks 0.25 m and more away).
+  state = _lay_out(env, batch)
+  g, d = env.gripper, state.pipeline_state
+  start = jnp.array([1.5, 0.45, TABLE_Z + 0.15])
+  d = d.replace(qpos=d.qpos.at[:, g.free_qpos:g.free_qpos + 3].set(start),
+                mocap_pos=d.mocap_pos.at[:, g.mocap].set(start))
+  state = state.replace(pipeline_state=jax.vmap(env.reset_forward)(d))
+  i = np.arange(16)
+  yaw = jnp.asarray(np.pi / 4 * (i % 4))
+  pitch = jnp.asarray(np.where(i % 8 < 4, 1.0, -1.0) * np.pi / 4)
+  finger = jnp.asarray(np.where(i % 2 == 0, 1.0, -1.0))
+  low = []
+  for t in range(25):
+    target = start.at[2].set(TABLE_Z + 0.15 if t < 8 else TABLE_Z - 0.05)
+    state = fns[1](state, _servo(env, state, jnp.tile(target, (16, 1)), yaw, pitch, finger))
+    low.append(_lowest_finger_point(env, state.pipeline_state))
+  np.testing.assert_allclose(np.asarray(state.info["wrist"][:, 1]), pitch, atol=1e-6)
+  depth = TABLE_Z - np.min(low, 0)
+  print("penetration (mm):", (1e3 * depth).round(2))
+  assert depth.max() < 1e-3, (1e3 * depth).round(2)
+
+
+def test_held_block_does_not_creep_and_a_stack_rests(env, fns, batch):
+  """Env 0 grasps block 0 axis-aligned, env 1 with a 45-degree yaw, and holds it 0.1 m up for 4 s: it
+  slides down the pads by under 6 mm (impratio 3; impratio 1 let it creep 10.7-11.1 mm). Envs 2-15 hold
+  a two-block tower, untouched for the same 4 s: the top block stays within 2 mm."""
+  state = _lay_out(env, batch)
+  qa = [env.mj_model.joint(f"object{i}").qposadr[0] for i in range(2)]
+  tower = jnp.array([*GRASP_XY, TABLE_Z + 3 * BLOCK_HALF, 1, 0, 0, 0])
+  d = state.pipeline_state
+  state = state.replace(pipeline_state=d.replace(qpos=d.qpos.at[2:, qa[1]:qa[1] + 7].set(tower)))
+  yaw = jnp.zeros(16).at[1].set(np.pi / 4)
+  hold = (jnp.arange(16) < 2)[:, None]
+  grasp = jnp.array([*GRASP_XY, TABLE_Z + BLOCK_HALF - 0.012])
+  gap = []
+  for t in range(150):
+    target = jnp.tile(grasp + jnp.array([0.0, 0.0, 0.1 * (t < 10 or t >= 25)]), (16, 1))
+    action = _servo(env, state, target, yaw, jnp.zeros(16), jnp.full(16, -1.0 if t >= 18 else 1.0))
+    state = fns[1](state, jnp.where(hold, action, 0.0))
+    gap.append(np.asarray(state.obs["objects"][:, 0, 2] - state.obs["robot"][:, 2]))
+  creep = gap[49][:2] - gap[-1][:2]
+  assert np.all(creep < 6e-3), creep
+  assert np.all(np.asarray(state.obs["objects"][:2, 0, 2]) > TABLE_Z + 0.08)
+  top = np.asarray(state.obs["objects"][2:, 1, :3])
+  np.testing.assert_allclose(top, np.tile(tower[:3], (14, 1)), atol=2e-3)
+
+
+@pytest.mark.parametrize("value", [0.5, "3", True])
+def test_impratio_is_validated(value):
+  with pytest.raises(mjx_envs.ConfigError, match="impratio"):
+    mjx_envs.make("BlocksPush", impratio=value)
