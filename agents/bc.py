@@ -11,7 +11,7 @@ at collection time. The paper writes it two ways, which differ once r < 1 - eps:
                           L = -E[min(r, 1 + eps)]  -- pulls on any r below 1 + eps, stops above it.
   "nll"  (the no-clipping ablation, plain behavioural cloning): L = -E[log pi(a|s,g)].
 
-`bc_loss(..., form)` computes any of them; `clipped_bc_loss` is the "clip" form, kept by name for callers.
+`bc_loss(..., form)` computes any of them.
 The default of each learner (agents.selfplay.ASPConfig.abc_form, agents.ppo.PPOConfig.hindsight_form) and
 the comparison that chose it are recorded there.
 """
@@ -48,7 +48,3 @@ def bc_loss(log_prob, old_log_prob, clip_eps: float = 0.2, mask=None, form: str 
   loss = jnp.sum(jnp.where(mask > 0, per, 0.0)) / n
   return loss, jnp.sum(outside * mask) / n
 
-
-def clipped_bc_loss(log_prob, old_log_prob, clip_eps: float = 0.2, mask=None):
-  """`bc_loss` in the "clip" form: -mean(clip(exp(log_prob - old_log_prob), 1 - eps, 1 + eps))."""
-  return bc_loss(log_prob, old_log_prob, clip_eps, mask, "clip")

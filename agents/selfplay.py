@@ -341,7 +341,8 @@ class AsymmetricSelfPlay:
     demo_mask = (traj["acted"] == game.ALICE) * has_next * keep
     demo_obs = {**traj["fa"], "achieved_goal": traj["alice_ag"], "desired_goal": goal}
     if self.raw_env.config["steps_left_obs"]:
-      # Alice's clock in Bob's units: as if Bob had spent the steps of her turn so far on this goal.
+      # Alice's clock in Bob's units: as if Bob had spent the steps of her turn so far on this goal. (N.features
+      # put steps_left last in `robot`.)
       cfg = self.raw_env.config
       spent = (1.0 - traj["fa"]["robot"][..., -1]) * cfg["alice_steps"]
       demo_obs["robot"] = traj["fa"]["robot"].at[..., -1].set(1.0 - spent / self.raw_env.bob_steps)
@@ -369,7 +370,8 @@ class AsymmetricSelfPlay:
     pg, clip_frac = clipped_surrogate(lp, d["old_lp"], adv, c.clip_eps, m)
     v = value_loss(self.value(params["value"], norm, d["feats"]), d["old_v"], d["ret"], None, m)
     ent = masked_mean(dist.entropy(), m)
-    # |ratio - 1| at its largest: exactly 0 on the first minibatch when behaviour and loss agree.
+    # |ratio - 1| at its largest: 0 up to float noise (~1e-6) on the first minibatch, where behaviour and
+    # loss use the same parameters and observation statistics.
     ratio_dev = jnp.max(jnp.abs(jnp.exp(lp - d["old_lp"]) - 1.0) * m)
     return pg + c.vf_coef * v - c.ent_coef * ent, {"policy": pg, "value": v, "entropy": ent,
                                                      "clip_frac": clip_frac, "ratio_dev": ratio_dev}

@@ -29,7 +29,8 @@ Rewards (Table 1) arrive in `info`:
 Observations: {"alice": block-world obs of Alice's copy, whose achieved_goal/desired_goal a learner
 strips (Alice sees no goal; the achieved goal is kept for ABC relabelling), "bob": Bob's copy with the
 current goal}; with `steps_left_obs` (default) each also has "steps_left", the fraction of the agent's
-turn still to come (agents.normalize.features appends it to the robot inputs). `info["phase"]` says who acts next: 0 Alice, 1 Bob, 2 game over.
+turn still to come (agents.normalize.features appends it to the robot inputs).
+`info["phase"]` says who acts next: 0 Alice, 1 Bob, 2 game over.
 """
 
 from __future__ import annotations

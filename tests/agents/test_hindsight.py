@@ -11,18 +11,18 @@ from agents import bc, experiment
 from agents.ppo import PPOConfig, Transition, make_train
 
 
-def test_clipped_bc_loss_values_and_gradient():
+def test_clip_form_bc_loss_values_and_gradient():
   lp = jnp.log(jnp.array([1.0, 1.1, 1.5, 0.5]))
   old = jnp.zeros(4)
-  loss, clipped = bc.clipped_bc_loss(lp, old, 0.2)
+  loss, clipped = bc.bc_loss(lp, old, 0.2, form="clip")
   np.testing.assert_allclose(loss, -(1.0 + 1.1 + 1.2 + 0.8) / 4, rtol=1e-6)
   np.testing.assert_allclose(clipped, 0.5)
   # Only unclipped ratios carry gradient, d(-r)/d(log r) = -r / n.
-  g = jax.grad(lambda x: bc.clipped_bc_loss(x, old, 0.2)[0])(lp)
+  g = jax.grad(lambda x: bc.bc_loss(x, old, 0.2, form="clip")[0])(lp)
   np.testing.assert_allclose(g, [-0.25, -1.1 / 4, 0.0, 0.0], rtol=1e-5)
   mask = jnp.array([0.0, 1.0, 0.0, 0.0])
-  np.testing.assert_allclose(bc.clipped_bc_loss(lp, old, 0.2, mask)[0], -1.1, rtol=1e-6)
-  assert float(bc.clipped_bc_loss(lp, old, 0.2, jnp.zeros(4))[0]) == 0.0
+  np.testing.assert_allclose(bc.bc_loss(lp, old, 0.2, mask, "clip")[0], -1.1, rtol=1e-6)
+  assert float(bc.bc_loss(lp, old, 0.2, jnp.zeros(4), "clip")[0]) == 0.0
 
 
 @pytest.fixture(scope="module")
