@@ -40,8 +40,9 @@ def make_holdout_env(name: str, world_config: Dict) -> block_env.BlocksEnv:
 
 def evaluate_task(env: block_env.BlocksEnv, act: Callable, key, num_episodes: int,
                   steps_per_object: int = 200, max_goals: int = 5, steps_left: bool = False):
-  """act(obs [E, ...] batched block-world obs, key) -> actions [E, 6]. Returns a dict of scalars:
-  success_rate (successes / goals), goals_per_episode (successes per episode)."""
+  """act(obs [E, ...] batched block-world obs, key) -> actions [E, 6] (a recurrent act: see
+  evaluate_group). Returns a dict of scalars: success_rate (successes / goals), goals_per_episode
+  (successes per episode)."""
   rates, goals = evaluate_group(env, (env.task,), act, key[None], num_episodes, steps_per_object, max_goals,
                                 steps_left)
   return {"success_rate": rates[0], "goals_per_episode": goals[0]}
@@ -56,6 +57,9 @@ def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable
   tasks: K task names without the block count ("push", "flip", ...); keys [K, 2]: task k's episodes use
   keys[k] exactly as a batch of that task alone would. steps_left: give `act` the obs key "steps_left",
   the fraction of the goal's budget still to come (as the self-play game shows Bob his turn's).
+  A recurrent `act` (one with `act.initial_carry(batch_shape)`) is called act(obs, key, carry) ->
+  (actions, carry); its state starts with the episode and lasts all its goals, as Bob's lasts his turns
+  in a game.
   Returns (success_rate [K], goals_per_episode [K]).
   """
   n, k_tasks, e = env.num_objects, len(tasks), num_episodes
@@ -91,22 +95,29 @@ def evaluate_group(env: block_env.BlocksEnv, tasks: Sequence[str], act: Callable
                        G.object_success(achieved, goal, cfg["pos_threshold"], cfg["rot_threshold"], False))
     return jnp.all(placed, -1)
 
+  recurrent = hasattr(act, "initial_carry")
+
   def body(carry, k):
-    state, t, successes, failed = carry
+    state, t, successes, failed, memory = carry
     active = (failed == 0) & (successes < max_goals)
     k_act, k_goal = jax.vmap(jax.random.split, out_axes=1)(k)       # [K, 2] each
     obs = dict(state.obs, steps_left=1.0 - t / budget) if steps_left else state.obs
-    nxt = jax.vmap(env.step)(state, act(obs, k_act[0]))
+    if recurrent:
+      action, memory = act(obs, k_act[0], memory)
+    else:
+      action = act(obs, k_act[0])
+    nxt = jax.vmap(env.step)(state, action)
     success = active & jax.vmap(success_of)(nxt, symmetric)
     timeout = active & ~success & (t + 1 >= budget)
     regoal = jax.vmap(goal_for)(episode_keys(k_goal), task_of, nxt)
     nxt = jax.tree.map(lambda a, b: jnp.where(success.reshape(success.shape + (1,) * (a.ndim - 1)), a, b),
                        regoal, nxt)
-    return (nxt, jnp.where(success, 0, t + 1), successes + success, failed + timeout), None
+    return (nxt, jnp.where(success, 0, t + 1), successes + success, failed + timeout, memory), None
 
-  init = (state, jnp.zeros((k_tasks * e,), jnp.int32), zeros, zeros)
+  memory = act.initial_carry((k_tasks * e,)) if recurrent else None
+  init = (state, jnp.zeros((k_tasks * e,), jnp.int32), zeros, zeros, memory)
   step_keys = jnp.swapaxes(jax.vmap(lambda k: jax.random.split(k, max_goals * budget))(k_run), 0, 1)
-  (_, _, successes, failed), _ = jax.lax.scan(body, init, step_keys)
+  (_, _, successes, failed, _), _ = jax.lax.scan(body, init, step_keys)
   successes, failed = successes.reshape(k_tasks, e), failed.reshape(k_tasks, e)
   rates = jnp.sum(successes, 1) / jnp.maximum(jnp.sum(successes + failed, 1), 1.0)
   return rates, jnp.mean(successes, 1)

@@ -68,6 +68,15 @@ def zero_carry(batch_shape, size: int):
   return (z, z)
 
 
+def next_carry(old, new, reset, own=None):
+  """The LSTM state after one step, leaves [B, H]: `new` where `own` [B] (default: everywhere), else `old`
+  (an agent that did not act keeps its state); zero where `reset` [B] (its episode ended with this step)."""
+  if own is not None:
+    new = jax.tree.map(lambda o, n: jnp.where(own[..., None] > 0, n, o), old, new)
+  keep = (1.0 - reset)[..., None]
+  return jax.tree.map(lambda z: z * keep, new)
+
+
 class Core(nn.Module):
   """Torso, then optionally an LSTM cell (`lstm` > 0): (obs, carry) -> (features, carry).
 

@@ -35,7 +35,7 @@ from agents import distributions as D
 from agents import bc, episodes, her
 from agents import normalize as N
 from agents.evaluation import evaluate_policy
-from agents.networks import PolicyNet, ValueNet, zero_carry
+from agents.networks import PolicyNet, ValueNet, next_carry, zero_carry
 from mjx_envs import wrappers
 
 
@@ -237,8 +237,7 @@ class PPO:
       v, v_carry = self.value_net.apply(params["value"], self._normed(obs_norm, f), core["value"])
       nv = (None if nf is None else
             self.value_net.apply(params["value"], self._normed(obs_norm, nf), v_carry)[0])
-      keep = (1.0 - d)[:, None]
-      core = jax.tree.map(lambda z: z * keep, {"policy": p_carry, "value": v_carry})
+      core = next_carry(None, {"policy": p_carry, "value": v_carry}, d)
       return core, (p_out, v, nv)
 
     core, (p_out, values, next_values) = jax.lax.scan(body, core, (feats, dones, next_feats))
@@ -277,8 +276,7 @@ class PPO:
       action = dist.sample(k)
       nxt = self.env.step(env_state, self.dist_cls.to_env(action))
       if self.recurrent:
-        keep = (1.0 - nxt.done)[:, None]
-        core = {**core, "policy": jax.tree.map(lambda z: z * keep, p_carry)}
+        core = {**core, "policy": next_carry(None, p_carry, nxt.done)}
       if value is None:
         value = jnp.zeros_like(nxt.reward)
       hs = None

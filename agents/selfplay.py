@@ -24,6 +24,21 @@ compiled training step (SPEC section 1).
      the statistics updated with this batch serve the next rollout;
   5. every `pool_every` steps snapshots both policies into the pool.
 
+Memory (`lstm_size` > 0; the paper's policies have an LSTM, B.4; on in `asp_blocks`): policy and value
+nets each get an LSTM cell after the torso. Games start inside `play`, so every unroll starts at zero
+state and nothing is stored between train steps. Each agent's state advances on its own steps only (the
+other's turn leaves it as it was) and is zeroed when the game ends, so it lasts the game: Alice's spans
+her turns, and Bob's spans his turns, the goals of one game, which is how his multi-goal game is visible
+to him. At a turn boundary the learner keeps the state but ends the episode: Bob's returns and GAE stop
+at his turn's end (each goal is its own task, paid on its own), Alice's at the game's end. The losses
+re-run both nets over the whole [T, G] unroll of their minibatch's games (`unroll`, backpropagating
+through the unroll; minibatches split games, never time), so the behaviour log-probs are reproduced
+exactly. ABC's demonstrations reach Bob as his own episodes: his state starts at zero with each of
+Alice's turns and advances over her steps, relabelled with her turn's goal. Holdout episodes start Bob
+at zero and keep his state over all their goals. Both agents also see `steps_left`, the fraction of their
+turn still to come (the env's `steps_left_obs`), as Alice's reward depends on where the blocks are
+when her turn ends.
+
 ABC's form (`abc_form`, agents.bc): "min" = -min(r, 1 + eps), PPO's clipped surrogate at advantage 1 as
 the paper's text describes it (default), or "clip" = -clip(r, 1 - eps, 1 + eps) as its equation writes it
 (ours before issue 13; no gradient once r < 1 - eps). The measured comparison is in BENCHMARKS.md
@@ -47,7 +62,7 @@ import optax
 from agents import bc, episodes, holdout
 from agents import distributions as D
 from agents import normalize as N
-from agents.networks import PolicyNet, ValueNet
+from agents.networks import PolicyNet, ValueNet, next_carry, zero_carry
 from agents.ppo import clipped_surrogate, masked_mean, value_loss
 from mjx_envs import wrappers
 from mjx_envs.blocks import selfplay as game
@@ -72,6 +87,7 @@ class ASPConfig(episodes.StepBudget):
   max_grad_norm: float = 0.5
   obs_clip: float = 5.0
   hidden: Sequence[int] = (256, 256)
+  lstm_size: int = 0                 # >0: policy and value nets get an LSTM core of this width (module docstring)
   abc: bool = True
   abc_coef: float = 0.5
   abc_clip: float | None = 0.2       # None: the no-clipping ablation, i.e. abc_form="nll"
@@ -233,8 +249,9 @@ class AsymmetricSelfPlay:
     bins = env.config["action_bins"]
     if not bins:
       raise ValueError("asymmetric self-play uses the binned action space; set env.action_bins (11)")
-    self.policy_net = PolicyNet(env.action_size, tuple(c.hidden), bins)
-    self.value_net = ValueNet(tuple(c.hidden))
+    self.recurrent = c.lstm_size > 0
+    self.policy_net = PolicyNet(env.action_size, tuple(c.hidden), bins, lstm=c.lstm_size)
+    self.value_net = ValueNet(tuple(c.hidden), lstm=c.lstm_size)
     self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.learning_rate))
     self.holdout_world = dict(env.world.config, action_bins=bins)
 
@@ -245,21 +262,42 @@ class AsymmetricSelfPlay:
   def _normed(self, norm, feats):
     return N.normalize(norm, feats, self.config.obs_clip)
 
-  def dist(self, policy_params, norm, feats):
-    return D.MultiCategorical(self.policy_net.apply(policy_params, self._normed(norm, feats))[0])
+  def initial_carry(self, batch_shape):
+    """The LSTM state (c, h) a game (or a holdout episode) starts from, leaves [*batch_shape, lstm_size]
+    (width 0 without an LSTM: the nets pass it through)."""
+    return zero_carry(batch_shape, self.config.lstm_size)
 
-  def value(self, value_params, norm, feats):
-    return self.value_net.apply(value_params, self._normed(norm, feats))[0]
+  def dist(self, policy_params, norm, feats, carry):
+    """One step: (action distribution, next LSTM state)."""
+    logits, carry = self.policy_net.apply(policy_params, self._normed(norm, feats), carry)
+    return D.MultiCategorical(logits), carry
+
+  def unroll(self, net, params, norm, feats, own, reset):
+    """`net` (policy_net or value_net) over an interleaved [T, G] timeline -> its outputs [T, G, ...],
+    exactly as `play` computed them: the LSTM state starts at zero, advances only on the agent's own
+    steps (own [T, G]) and is zeroed after the steps that end its episode (reset [T, G]). Without an
+    LSTM every step stands alone."""
+    x = self._normed(norm, feats)
+    if not self.recurrent:
+      return net.apply(params, x)[0]
+
+    def body(carry, inp):
+      f, o, r = inp
+      out, new = net.apply(params, f, carry)
+      return next_carry(carry, new, r, o), out
+
+    return jax.lax.scan(body, self.initial_carry(own.shape[1:]), (x, own, reset))[1]
 
   # --- init --------------------------------------------------------------------------------------
   def init(self, key) -> TrainState:
     k_obs, key = jax.random.split(key)
     obs = jax.eval_shape(self.raw_env.reset, k_obs).obs
     agents, pool = {}, {}
+    carry = self.initial_carry(())
     for i, a in enumerate(AGENTS):
       one = self.features(a, jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), obs[a]))
       kp, kv = jax.random.split(jax.random.fold_in(key, i))
-      params = {"policy": self.policy_net.init(kp, one), "value": self.value_net.init(kv, one)}
+      params = {"policy": self.policy_net.init(kp, one, carry), "value": self.value_net.init(kv, one, carry)}
       agents[a] = AgentState(params, self.optimizer.init(params), N.init(one))
       snap = {"policy": params["policy"], "obs_norm": agents[a].obs_norm}
       pool[a] = jax.tree.map(lambda x: jnp.broadcast_to(x, (self.config.pool_size,) + jnp.shape(x)), snap)
@@ -277,14 +315,16 @@ class AsymmetricSelfPlay:
     return (u < p, (u >= p) & (u < 2 * p), jax.random.randint(k_a, (G,), 0, filled),
             jax.random.randint(k_b, (G,), 0, filled))
 
-  def _act(self, ts, agent, past, idx, feats, key):
-    """Actions [G, 6] of the current agent, or of its pool snapshot where `past`."""
-    cur = self.dist(ts.agents[agent].params["policy"], ts.agents[agent].obs_norm, feats)
+  def _act(self, ts, agent, past, idx, feats, carry, key):
+    """Actions [G, 6] of the current agent, or of its pool snapshot where `past`, their log-probs under
+    the current agent, and the next LSTM state (of whichever acted)."""
+    cur, cur_carry = self.dist(ts.agents[agent].params["policy"], ts.agents[agent].obs_norm, feats, carry)
     snap = jax.tree.map(lambda x: x[idx], ts.pool[agent])
-    old = jax.vmap(lambda s, f: self.dist(s["policy"], s["obs_norm"], f))(snap, feats)
+    old, old_carry = jax.vmap(lambda s, f, cr: self.dist(s["policy"], s["obs_norm"], f, cr))(snap, feats, carry)
     logits = jnp.where(past[:, None, None], old.logits, cur.logits)
+    carry = jax.tree.map(lambda o, n: jnp.where(past[:, None], o, n), old_carry, cur_carry)
     action = D.MultiCategorical(logits).sample(key)
-    return action, cur.log_prob(action)
+    return action, cur.log_prob(action), carry
 
   # --- rollout -----------------------------------------------------------------------------------
   def play(self, ts: TrainState, key, opponents=None):
@@ -294,24 +334,30 @@ class AsymmetricSelfPlay:
     opp = self.draw_opponents(ts, k_opp) if opponents is None else opponents
     past_alice, past_bob, idx_a, idx_b = opp
     state = self.env.reset(k_reset)
+    carry0 = {a: self.initial_carry((self.config.num_envs,)) for a in AGENTS}
 
-    def body(state, k):
+    def body(loop, k):
+      state, carry = loop
       ka, kb = jax.random.split(k)
       fa = self.features("alice", state.obs["alice"])
       fb = self.features("bob", state.obs["bob"])
-      act_a, lp_a = self._act(ts, "alice", past_alice, idx_a, fa, ka)
-      act_b, lp_b = self._act(ts, "bob", past_bob, idx_b, fb, kb)
+      act_a, lp_a, new_a = self._act(ts, "alice", past_alice, idx_a, fa, carry["alice"], ka)
+      act_b, lp_b, new_b = self._act(ts, "bob", past_bob, idx_b, fb, carry["bob"], kb)
       phase = state.info["phase"]
       nxt = self.env.step(state, jnp.where((phase == game.BOB)[:, None], act_b, act_a))
+      # Each agent's memory advances on its own steps only and lasts the game: Bob's carries over his
+      # turns (the goals of one game), and both start afresh with the next game.
+      carry = {"alice": next_carry(carry["alice"], new_a, nxt.done, phase == game.ALICE),
+               "bob": next_carry(carry["bob"], new_b, nxt.done, phase == game.BOB)}
       ev = nxt.info["final"]  # this step's events, kept through an auto-reset
       step = {"fa": fa, "fb": fb, "alice_ag": state.obs["alice"]["achieved_goal"],
               "act_a": act_a, "act_b": act_b, "lp_a": lp_a, "lp_b": lp_b,
               **{k: ev[k] for k in game.EVENTS if k != "out_of_zone"},
               "ooz": ev["out_of_zone"] * ev["goal_valid"], "game_over": nxt.done,
               "bad_action": nxt.metrics["bad_action"], "diverged": nxt.metrics["diverged"]}
-      return nxt, step
+      return (nxt, carry), step
 
-    _, traj = jax.lax.scan(body, state, jax.random.split(k_run, self.config.unroll_length))
+    _, traj = jax.lax.scan(body, (state, carry0), jax.random.split(k_run, self.config.unroll_length))
     return traj, opp
 
   # --- batches -----------------------------------------------------------------------------------
@@ -323,9 +369,13 @@ class AsymmetricSelfPlay:
     past_alice, past_bob, _, _ = opp
     mask, terminal, cut = agent_steps(traj, past_alice, past_bob)
     feats = {"alice": traj["fa"], "bob": traj["fb"]}
+    # Where each agent's LSTM state advances (its own steps) and where it restarts (after a game).
+    own = {a: (traj["acted"] == code).astype(jnp.float32) for a, code in zip(AGENTS, (game.ALICE, game.BOB))}
+    over = traj["game_over"]
     norms = ts.obs_norm
     new_norms = {a: N.update(norms[a], feats[a], weights=mask[a]) for a in AGENTS}
-    values = {a: self.value(ts.agents[a].params["value"], norms[a], feats[a]) for a in AGENTS}
+    values = {a: self.unroll(self.value_net, ts.agents[a].params["value"], norms[a], feats[a], own[a], over)
+              for a in AGENTS}
     adv_a, ret_a = masked_gae(traj["alice_reward"], values["alice"], mask["alice"], terminal["alice"],
                               c.gamma, c.gae_lambda, cut["alice"])
     adv_b, ret_b = masked_gae(traj["bob_reward"], values["bob"], mask["bob"], terminal["bob"], c.gamma,
@@ -347,28 +397,36 @@ class AsymmetricSelfPlay:
       spent = (1.0 - traj["fa"]["robot"][..., -1]) * cfg["alice_steps"]
       demo_obs["robot"] = traj["fa"]["robot"].at[..., -1].set(1.0 - spent / self.raw_env.bob_steps)
     demo_feats = N.features(demo_obs)
-    demo_old = self.dist(ts.agents["bob"].params["policy"], norms["bob"], demo_feats).log_prob(traj["act_a"])
+    # With an LSTM, Bob reads each of Alice's turns as a fresh episode of his own: his state starts at
+    # zero with her turn and advances over her steps.
+    demo_seq = {"own": own["alice"], "reset": jnp.maximum(traj["alice_turn_end"], over)}
+    demo_old = D.MultiCategorical(self.unroll(self.policy_net, ts.agents["bob"].params["policy"], norms["bob"],
+                                              demo_feats, **demo_seq)).log_prob(traj["act_a"])
     data = {
         "alice": {"feats": feats["alice"], "action": traj["act_a"], "old_lp": traj["lp_a"],
-                  "adv": adv_a, "ret": ret_a, "old_v": values["alice"], "mask": mask["alice"]},
+                  "adv": adv_a, "ret": ret_a, "old_v": values["alice"], "mask": mask["alice"],
+                  "own": own["alice"], "reset": over},
         "bob": {"feats": feats["bob"], "action": traj["act_b"], "old_lp": traj["lp_b"],
-                "adv": adv_b, "ret": ret_b, "old_v": values["bob"], "mask": mask["bob"]},
+                "adv": adv_b, "ret": ret_b, "old_v": values["bob"], "mask": mask["bob"],
+                "own": own["bob"], "reset": over},
         "demo": {"feats": demo_feats, "action": traj["act_a"], "old_lp": jax.lax.stop_gradient(demo_old),
-                 "mask": demo_mask.astype(jnp.float32)},
+                 "mask": demo_mask.astype(jnp.float32), **demo_seq},
     }
     return data, new_norms
 
   # --- losses ------------------------------------------------------------------------------------
   def agent_loss(self, params, norm, d):
     c = self.config
-    dist = self.dist(params["policy"], norm, d["feats"])
+    seq = (d["own"], d["reset"])
+    dist = D.MultiCategorical(self.unroll(self.policy_net, params["policy"], norm, d["feats"], *seq))
     lp = dist.log_prob(d["action"])
     m = d["mask"]
     mean = masked_mean(d["adv"], m)
     std = jnp.sqrt(masked_mean((d["adv"] - mean) ** 2, m))
     adv = (d["adv"] - mean) / (std + 1e-8)
     pg, clip_frac = clipped_surrogate(lp, d["old_lp"], adv, c.clip_eps, m)
-    v = value_loss(self.value(params["value"], norm, d["feats"]), d["old_v"], d["ret"], None, m)
+    v = value_loss(self.unroll(self.value_net, params["value"], norm, d["feats"], *seq), d["old_v"], d["ret"],
+                   None, m)
     ent = masked_mean(dist.entropy(), m)
     # |ratio - 1| at its largest: 0 up to float noise (~1e-6) on the first minibatch, where behaviour and
     # loss use the same parameters and observation statistics.
@@ -378,7 +436,8 @@ class AsymmetricSelfPlay:
 
   def abc_loss(self, bob_params, norm, demo):
     c = self.config
-    lp = self.dist(bob_params["policy"], norm, demo["feats"]).log_prob(demo["action"])
+    logits = self.unroll(self.policy_net, bob_params["policy"], norm, demo["feats"], demo["own"], demo["reset"])
+    lp = D.MultiCategorical(logits).log_prob(demo["action"])
     return bc.bc_loss(lp, demo["old_lp"], c.abc_clip or 0.0, demo["mask"], c.bc_form)
 
   def loss(self, params, norms, data):
@@ -473,13 +532,19 @@ class AsymmetricSelfPlay:
 
   # --- policies and evaluation -------------------------------------------------------------------
   def policy(self, params, obs_norm, deterministic: bool = True, agent: str = "bob"):
-    """act(obs, key) -> integer action bins, for Bob (goal obs) or Alice (her view of the world)."""
+    """act(obs, key) -> integer action bins, for Bob (goal obs) or Alice (her view of the world).
 
-    def act(obs, key):
-      d = self.dist(params[agent]["policy"], obs_norm[agent], self.features(agent, obs))
-      return d.mode() if deterministic else d.sample(key)
+    With an LSTM: act(obs, key, carry) -> (action bins, carry), each episode (a game, or a holdout
+    episode with all its goals) starting from `act.initial_carry(batch_shape)`."""
 
-    return act
+    def step(obs, key, carry):
+      d, carry = self.dist(params[agent]["policy"], obs_norm[agent], self.features(agent, obs), carry)
+      return (d.mode() if deterministic else d.sample(key)), carry
+
+    if self.recurrent:
+      step.initial_carry = self.initial_carry
+      return step
+    return lambda obs, key: step(obs, key, self.initial_carry(()))[0]
 
   def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
     """Bob's zero-shot holdout suite (agents.holdout)."""

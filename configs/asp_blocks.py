@@ -9,6 +9,8 @@ Where ours differ from the paper's tables, and why:
   step collects 256 games x 1,500 steps = 384,000 env steps and splits them into 8 minibatches of 32 games
   (48,000 steps; whole games, so that Alice's delayed reward and Bob's turns stay inside one minibatch).
   Minibatches of 4,096 steps would mean ~94 optimiser steps per epoch on strongly correlated data.
+- Memory: policy and value nets each get an LSTM (agent.lstm_size 256; the paper gives no width). Each
+  agent's state lasts a game, and Bob's spans his turns of it (agents.selfplay).
 - Gradient clipping: the paper lists none; we keep PPO's usual global-norm clip at 0.5 (agent.max_grad_norm)
   as a guard for the large ABC gradients early in training.
 """
@@ -26,6 +28,7 @@ def get_config():
           "update_epochs": 3,
           "total_env_steps": 400_000_000,
           "hidden": (256, 256),
+          "lstm_size": 256,          # "memory (LSTM)", B.4; its width is not given: ours, the torso's
           "abc": True,
           "abc_coef": 0.5,
           "abc_clip": 0.2,

@@ -30,3 +30,18 @@ def test_grouped_suite_matches_each_task_alone():
     alone = jax.jit(lambda k, env=env: holdout.evaluate_task(env, _act, k, **KW))(jax.random.fold_in(key, i))
     assert float(alone["success_rate"]) == float(suite[f"holdout/{name}"]), name
   np.testing.assert_allclose(float(suite["eval/success_rate"]), np.mean(rates), rtol=1e-6)
+
+  # A recurrent act (a self-play Bob with an LSTM) gets its state threaded through every step, from
+  # `initial_carry` at the episode's start through all of its goals, and acts as the memoryless one.
+  seen = []
+
+  def recurrent(obs, key, carry):
+    jax.debug.callback(lambda c: seen.append(np.asarray(c)), carry, ordered=True)
+    return _act(obs, key), carry + 1
+
+  recurrent.initial_carry = lambda shape: jnp.zeros(shape, jnp.int32)
+  env = holdout.make_holdout_env("push-1", WORLD)
+  out = jax.jit(lambda k: holdout.evaluate_task(env, recurrent, k, **KW))(jax.random.fold_in(key, 0))
+  assert float(out["success_rate"]) == float(suite["holdout/push-1"])
+  steps = KW["max_goals"] * KW["steps_per_object"]
+  np.testing.assert_array_equal(np.stack(seen), np.tile(np.arange(steps)[:, None], (1, KW["num_episodes"])))

@@ -198,7 +198,7 @@ def _synthetic(algo, T=4, G=2):
           "act_a": jax.random.randint(k[4], (T, G, 6), 0, 11), "act_b": jax.random.randint(k[5], (T, G, 6), 0, 11),
           "lp_a": jnp.zeros((T, G)), "lp_b": jnp.zeros((T, G)),
           "alice_reward": end * jnp.array([6.0, 1.0]), "bob_reward": end * jnp.array([0.0, 6.0]),
-          "bob_turn_end": end, "goal_finished": end, "goal_failed": end * jnp.array([1.0, 0.0]),
+          "alice_turn_end": jnp.zeros((T, G)).at[1].set(1.0), "bob_turn_end": end, "goal_finished": end, "goal_failed": end * jnp.array([1.0, 0.0]),
           "game_over": end, "diverged": jnp.zeros((T, G))}
 
 
