@@ -313,7 +313,8 @@ def build(cfg: Dict[str, Any]):
 
 
 def load_policy(run_dir: str, deterministic: bool = True, step: int | None = None):
-  """act(obs, key) -> env action, from a run directory's config.json and latest (or `step`) checkpoint."""
+  """act(obs, key) -> env action, from a run directory's config.json and latest (or `step`) checkpoint
+  (a recurrent policy: act(obs, key, carry) -> (action, carry), with `act.initial_carry(batch_shape)`)."""
   from agents.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
   with open(os.path.join(run_dir, "config.json")) as f:
     cfg = resolve(json.load(f))

@@ -328,8 +328,9 @@ class AsymmetricSelfPlay:
 
   # --- rollout -----------------------------------------------------------------------------------
   def play(self, ts: TrainState, key, opponents=None):
-    """`unroll_length` steps of every slot -> (trajectory dict of [T, G, ...], opponents). `opponents` (see draw_opponents)
-    defaults to a fresh draw; pass all-False flags to play the current Alice against the current Bob."""
+    """`unroll_length` steps of every slot -> (trajectory dict of [T, G, ...], opponents). `opponents`
+    (see draw_opponents) defaults to a fresh draw; pass all-False flags to play the current Alice against
+    the current Bob. Every slot starts a fresh game, and each agent's LSTM state starts at zero."""
     k_reset, k_opp, k_run = jax.random.split(key, 3)
     opp = self.draw_opponents(ts, k_opp) if opponents is None else opponents
     past_alice, past_bob, idx_a, idx_b = opp

@@ -138,7 +138,7 @@ HEADLINE = [
                 tiny=_TINY_DDPG + ("agent.checkpoint_buffer=False",)),
     HeadlineRun("asp_blocks", target=("eval/success_rate", 0.5), budget_min=7.0, tiny=(
         "env.alice_steps=5", "env.bob_steps_per_object=10", "env.max_goals=1", "agent.num_minibatches=2",
-        "agent.num_envs=4", "agent.update_epochs=1", "agent.hidden=(16,)",
+        "agent.num_envs=4", "agent.update_epochs=1", "agent.hidden=(16,)", "agent.lstm_size=8",
         "agent.total_env_steps=150", "run.eval_every=1", "run.num_eval_envs=2")),
 ]
 
