@@ -33,7 +33,7 @@ benchmarks/divergence_probe.py (1-block BlocksPush, 256 envs x 150 steps of extr
 iterations 45 (ls_iterations 6: 45; condim 4: 41; sim_dt 0.004 x 10: 24), 4 iterations 11 (ls 4 or 6
 alike), 5 iterations 3. Iterations cost nothing measurable under random actions (the solve stops when it
 converges): 5 vs 3 gave 0.98x at batch 64 and 1.03x at batch 256 (BlocksPush-1). Default since issue 13:
-iterations 5, ls_iterations 4.
+iterations 5, ls_iterations 4; the held block's creep is unchanged by it (3.7 / 4.2 mm in the hold test).
 """
 
 from __future__ import annotations

@@ -284,6 +284,7 @@ def test_held_block_does_not_creep_and_a_stack_rests(env, fns, batch):
     state = fns[1](state, jnp.where(hold, action, 0.0))
     gap.append(np.asarray(state.obs["objects"][:, 0, 2] - state.obs["robot"][:, 2]))
   creep = gap[49][:2] - gap[-1][:2]
+  print("creep (mm):", (1e3 * creep).round(2))
   assert np.all(creep < 6e-3), creep
   assert np.all(np.asarray(state.obs["objects"][:2, 0, 2]) > TABLE_Z + 0.08)
   top = np.asarray(state.obs["objects"][2:, 1, :3])
