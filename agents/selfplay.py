@@ -288,6 +288,10 @@ class AsymmetricSelfPlay:
 
     return jax.lax.scan(body, self.initial_carry(own.shape[1:]), (x, own, reset))[1]
 
+  def unroll_dist(self, policy_params, norm, feats, own, reset):
+    """The action distributions [T, G] of `unroll` of the policy net."""
+    return D.MultiCategorical(self.unroll(self.policy_net, policy_params, norm, feats, own, reset))
+
   # --- init --------------------------------------------------------------------------------------
   def init(self, key) -> TrainState:
     k_obs, key = jax.random.split(key)
@@ -401,8 +405,8 @@ class AsymmetricSelfPlay:
     # With an LSTM, Bob reads each of Alice's turns as a fresh episode of his own: his state starts at
     # zero with her turn and advances over her steps.
     demo_seq = {"own": own["alice"], "reset": jnp.maximum(traj["alice_turn_end"], over)}
-    demo_old = D.MultiCategorical(self.unroll(self.policy_net, ts.agents["bob"].params["policy"], norms["bob"],
-                                              demo_feats, **demo_seq)).log_prob(traj["act_a"])
+    demo_old = self.unroll_dist(ts.agents["bob"].params["policy"], norms["bob"], demo_feats,
+                                **demo_seq).log_prob(traj["act_a"])
     data = {
         "alice": {"feats": feats["alice"], "action": traj["act_a"], "old_lp": traj["lp_a"],
                   "adv": adv_a, "ret": ret_a, "old_v": values["alice"], "mask": mask["alice"],
@@ -419,7 +423,7 @@ class AsymmetricSelfPlay:
   def agent_loss(self, params, norm, d):
     c = self.config
     seq = (d["own"], d["reset"])
-    dist = D.MultiCategorical(self.unroll(self.policy_net, params["policy"], norm, d["feats"], *seq))
+    dist = self.unroll_dist(params["policy"], norm, d["feats"], *seq)
     lp = dist.log_prob(d["action"])
     m = d["mask"]
     mean = masked_mean(d["adv"], m)
@@ -437,8 +441,8 @@ class AsymmetricSelfPlay:
 
   def abc_loss(self, bob_params, norm, demo):
     c = self.config
-    logits = self.unroll(self.policy_net, bob_params["policy"], norm, demo["feats"], demo["own"], demo["reset"])
-    lp = D.MultiCategorical(logits).log_prob(demo["action"])
+    lp = self.unroll_dist(bob_params["policy"], norm, demo["feats"], demo["own"], demo["reset"]).log_prob(
+        demo["action"])
     return bc.bc_loss(lp, demo["old_lp"], c.abc_clip or 0.0, demo["mask"], c.bc_form)
 
   def loss(self, params, norms, data):

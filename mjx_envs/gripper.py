@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from brax import math as bmath
 import jax
 import jax.numpy as jnp
 import mujoco
@@ -75,9 +76,7 @@ def lowest_point(quat: jax.Array, opening: jax.Array) -> jax.Array:
                        side * (np.tile(_FINGER_CORNERS[:, 1], 2) + opening),
                        np.tile(_FINGER_CORNERS[:, 2], 2)], -1)                     # [16, 3]
   points = jnp.concatenate([fingers, _PALM_CORNERS], 0)                           # [24, 3]
-  w, x, y, z = quat[0], quat[1], quat[2], quat[3]
-  z_row = jnp.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)])  # of the rotation
-  return jnp.min(points @ z_row)
+  return jnp.min(jax.vmap(bmath.rotate, (0, None))(points, quat)[:, 2])
 
 
 def actuator_xml(kp: float = 300.0) -> str:

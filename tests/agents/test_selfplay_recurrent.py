@@ -79,9 +79,8 @@ def test_learner_unroll_reproduces_the_rollout(trained):
   assert float(jnp.sum(traj["acted"] == B)) > 20, "no Bob turns: the check below would be vacuous"
   for agent, lp, past in (("alice", traj["lp_a"], opp[0]), ("bob", traj["lp_b"], opp[1])):
     d = data[agent]
-    lp_of = lambda reset: asp.D.MultiCategorical(algo.unroll(
-        algo.policy_net, ts.agents[agent].params["policy"], ts.obs_norm[agent], d["feats"], d["own"],
-        reset)).log_prob(d["action"])
+    lp_of = lambda reset: algo.unroll_dist(ts.agents[agent].params["policy"], ts.obs_norm[agent], d["feats"],
+                                           d["own"], reset).log_prob(d["action"])
     own = (np.asarray(d["own"]) > 0) & ~np.asarray(past)[None]  # the current agent's steps
     np.testing.assert_allclose(np.asarray(lp_of(d["reset"]))[own], np.asarray(lp)[own], atol=1e-5)
     # The memory carries over the agent's turns of a game: resetting it at each turn's end instead gives
