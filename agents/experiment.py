@@ -110,6 +110,7 @@ RULES = {
             "abc_clip": _gt(0),
             "abc_form": _one_of(bc.FORMS),
             "past_opponent_prob": _within(0, 1, high_open=True), "pool_size": _ge(1), "pool_every": _ge(1),
+            "opponent_sampling": _one_of(asp_lib.SAMPLING), "pool_eta": _ge(0),
             "holdout_tasks": _holdout_tasks(), "holdout_max_goals": _ge(1)},
     "run": {"seed": _within(0, 2**31, high_open=True), "eval_every": _ge(1), "checkpoint_every": _ge(1),
             "keep_checkpoints": _ge(1), "num_eval_envs": _ge(1), "max_minutes": _ge(0),

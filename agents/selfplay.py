@@ -22,7 +22,15 @@ compiled training step (SPEC section 1).
      also uses). Values, behaviour log-probs and the loss all use the observation statistics the rollout
      acted with, so every ratio is exactly 1 before the first gradient step (`loss/*_ratio_dev_first`);
      the statistics updated with this batch serve the next rollout;
-  5. every `pool_every` steps snapshots both policies into the pool.
+  5. scores the pool's opponents by the games just played and, every `pool_every` steps, snapshots both
+     policies into the pool (agents.opponent_pool).
+
+Opponents (OpenAI Five's rule, issue 17): each agent's past selves sit in a quality-scored pool
+(`agents.opponent_pool`); a past opponent i is drawn with probability proportional to exp(q_i), and each
+game the current agent wins against it lowers q_i by eta / (N p_i), so opponents it has mastered are
+drawn less. "Wins" (`game_outcomes`): Alice wins a game when Bob fails one of its goals; Bob wins it
+otherwise (he reached every valid goal, or Alice set none); a game cut by diverged physics has no
+outcome. `opponent_sampling="uniform"` draws the filled slots uniformly (the rule before issue 17).
 
 Memory (`lstm_size` > 0; the paper's policies have an LSTM, B.4; on in `asp_blocks`): policy and value
 nets each get an LSTM cell after the torso. Games start inside `play`, so every unroll starts at zero
@@ -59,7 +67,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from agents import bc, episodes, holdout
+from agents import bc, episodes, holdout, opponent_pool
 from agents import distributions as D
 from agents import normalize as N
 from agents.networks import PolicyNet, ValueNet, next_carry, zero_carry
@@ -68,6 +76,7 @@ from mjx_envs import wrappers
 from mjx_envs.blocks import selfplay as game
 
 AGENTS = ("alice", "bob")
+SAMPLING = ("quality", "uniform")
 _GOAL_KEYS = ("achieved_goal", "desired_goal")
 
 
@@ -98,6 +107,8 @@ class ASPConfig(episodes.StepBudget):
   past_opponent_prob: float = 0.2    # of each agent's training games
   pool_size: int = 8
   pool_every: int = 10               # train steps between snapshots
+  opponent_sampling: str = "quality"  # "quality": p_i ~ exp(q_i) (OpenAI Five); "uniform": the old rule
+  pool_eta: float = opponent_pool.ETA  # the quality scores' learning rate
   holdout_tasks: Sequence[str] = holdout.DEFAULT_TASKS
   holdout_max_goals: int = 5
   num_eval_envs: int = 32            # holdout episodes per task
@@ -111,6 +122,8 @@ class ASPConfig(episodes.StepBudget):
       holdout.parse_task(t)
     if self.abc_form not in bc.FORMS:
       raise ValueError(f"abc_form must be one of {bc.FORMS}, got {self.abc_form!r}")
+    if self.opponent_sampling not in SAMPLING:
+      raise ValueError(f"opponent_sampling must be one of {SAMPLING}, got {self.opponent_sampling!r}")
 
   @property
   def bc_form(self) -> str:
@@ -135,8 +148,7 @@ class AgentState:
 @struct.dataclass
 class TrainState:
   agents: Any            # {"alice": AgentState, "bob": AgentState}
-  pool: Any              # {"alice"/"bob": {"policy": params, "obs_norm": ...}}, leaves [pool_size, ...]
-  pool_count: jax.Array  # snapshots taken (int32)
+  pool: Any              # {"alice"/"bob": opponent_pool.Pool of {"policy": params, "obs_norm": ...}}
   key: jax.Array
   updates: jax.Array
 
@@ -199,6 +211,25 @@ def next_outcome(finished, failed, goal, reset=None):
   init = (jnp.zeros_like(finished[0]), jnp.zeros_like(failed[0]), jnp.zeros_like(goal[0]))
   _, out = jax.lax.scan(body, init, (finished, failed, goal, reset), reverse=True)
   return out
+
+
+def game_outcomes(traj):
+  """Games won by each side in every slot of an interleaved [T, G] timeline -> (alice_wins [G],
+  bob_wins [G]), float. Alice wins a game when Bob fails one of its goals (a skipped goal counts as
+  failed); Bob wins a game that ends otherwise: he reached every valid goal, or Alice set none. Games
+  still running at the unroll's end, or cut by diverged physics, have no outcome."""
+
+  def body(carry, x):
+    failed_so_far, a, b = carry
+    failed, over, diverged = x
+    failed_so_far = jnp.maximum(failed_so_far, failed)
+    decided = over * (1.0 - diverged)
+    return (failed_so_far * (1.0 - over), a + decided * failed_so_far, b + decided * (1.0 - failed_so_far)), None
+
+  zero = jnp.zeros_like(traj["game_over"][0], jnp.float32)
+  f = lambda k: traj[k].astype(jnp.float32)
+  (_, a, b), _ = jax.lax.scan(body, (zero, zero, zero), (f("goal_failed"), f("game_over"), f("diverged")))
+  return a, b
 
 
 def agent_steps(traj, past_alice, past_bob):
@@ -303,27 +334,46 @@ class AsymmetricSelfPlay:
       kp, kv = jax.random.split(jax.random.fold_in(key, i))
       params = {"policy": self.policy_net.init(kp, one, carry), "value": self.value_net.init(kv, one, carry)}
       agents[a] = AgentState(params, self.optimizer.init(params), N.init(one))
-      snap = {"policy": params["policy"], "obs_norm": agents[a].obs_norm}
-      pool[a] = jax.tree.map(lambda x: jnp.broadcast_to(x, (self.config.pool_size,) + jnp.shape(x)), snap)
-    return TrainState(agents, pool, jnp.ones((), jnp.int32), jax.random.fold_in(key, 7),
-                      jnp.zeros((), jnp.int32))
+      pool[a] = opponent_pool.init({"policy": params["policy"], "obs_norm": agents[a].obs_norm},
+                                   self.config.pool_size)
+    return TrainState(agents, pool, jax.random.fold_in(key, 7), jnp.zeros((), jnp.int32))
 
   # --- opponents ---------------------------------------------------------------------------------
   def draw_opponents(self, ts: TrainState, key):
-    """Per game: (past_alice [G] bool, past_bob [G] bool, pool index for each [G])."""
+    """Per game: (past_alice [G] bool, past_bob [G] bool, pool slot for each [G]); the slots are drawn
+    from each agent's pool by quality (or uniformly, `opponent_sampling`)."""
     G = self.config.num_envs
     p = self.config.game_past_prob
+    uniform = self.config.opponent_sampling == "uniform"
     k_u, k_a, k_b = jax.random.split(key, 3)
     u = jax.random.uniform(k_u, (G,))
-    filled = jnp.minimum(ts.pool_count, self.config.pool_size)
-    return (u < p, (u >= p) & (u < 2 * p), jax.random.randint(k_a, (G,), 0, filled),
-            jax.random.randint(k_b, (G,), 0, filled))
+    return (u < p, (u >= p) & (u < 2 * p), opponent_pool.sample(ts.pool["alice"], k_a, (G,), uniform),
+            opponent_pool.sample(ts.pool["bob"], k_b, (G,), uniform))
+
+  def score_pool(self, ts: TrainState, traj, opp):
+    """The pools after the games of `traj`: every game the current agent won against a past opponent
+    lowers that opponent's quality (agents.opponent_pool.update_quality, with the probabilities it was
+    drawn with). -> (pools, metrics)."""
+    past_alice, past_bob, idx_a, idx_b = opp
+    alice_wins, bob_wins = game_outcomes(traj)
+    uniform = self.config.opponent_sampling == "uniform"
+    eta = self.config.pool_eta
+    upd = lambda pool, idx, wins: opponent_pool.update_quality(pool, idx, wins, eta,
+                                                                opponent_pool.probs(pool, uniform))
+    pools = {"alice": upd(ts.pool["alice"], idx_a, bob_wins * past_alice),   # the current Bob beat her
+             "bob": upd(ts.pool["bob"], idx_b, alice_wins * past_bob)}       # the current Alice beat him
+    games = alice_wins + bob_wins
+    rate = lambda wins, past: jnp.sum(wins * past) / jnp.maximum(jnp.sum(games * past), 1.0)
+    m = {"opponents/alice_win_rate_vs_past_bob": rate(alice_wins, past_bob),
+         "opponents/bob_win_rate_vs_past_alice": rate(bob_wins, past_alice),
+         "opponents/alice_win_rate_vs_current": rate(alice_wins, ~past_alice & ~past_bob)}
+    return pools, m
 
   def _act(self, ts, agent, past, idx, feats, carry, key):
     """Actions [G, 6] of the current agent, or of its pool snapshot where `past`, their log-probs under
     the current agent, and the next LSTM state (of whichever acted)."""
     cur, cur_carry = self.dist(ts.agents[agent].params["policy"], ts.agents[agent].obs_norm, feats, carry)
-    snap = jax.tree.map(lambda x: x[idx], ts.pool[agent])
+    snap = opponent_pool.get(ts.pool[agent], idx)
     old, old_carry = jax.vmap(lambda s, f, cr: self.dist(s["policy"], s["obs_norm"], f, cr))(snap, feats, carry)
     logits = jnp.where(past[:, None, None], old.logits, cur.logits)
     carry = jax.tree.map(lambda o, n: jnp.where(past[:, None], o, n), old_carry, cur_carry)
@@ -488,17 +538,17 @@ class AsymmetricSelfPlay:
     (params, opt), info = jax.lax.scan(epoch, (params0, opt0), jax.random.split(k_upd, c.update_epochs))
     agents = {a: AgentState(params[a], opt[a], new_norms[a]) for a in AGENTS}
 
-    # Snapshot both policies into the pool every `pool_every` steps.
+    # Score the pool by these games, then snapshot both policies into it every `pool_every` steps.
+    pool, pool_m = self.score_pool(ts, traj, opp)
     take = (ts.updates + 1) % c.pool_every == 0
-    slot = ts.pool_count % c.pool_size
-    pool = {}
-    for a in AGENTS:
-      snap = {"policy": params[a]["policy"], "obs_norm": new_norms[a]}
-      pool[a] = jax.tree.map(lambda p, s: jnp.where(take, p.at[slot].set(s), p), ts.pool[a], snap)
-    ts = ts.replace(agents=agents, pool=pool, pool_count=ts.pool_count + take.astype(jnp.int32), key=key,
-                    updates=ts.updates + 1)
+    pool = {a: opponent_pool.add(pool[a], {"policy": params[a]["policy"], "obs_norm": new_norms[a]},
+                                 ts.updates + 1, take) for a in AGENTS}
+    ts = ts.replace(agents=agents, pool=pool, key=key, updates=ts.updates + 1)
     metrics = {k: jnp.mean(v) for k, v in info.items()}
     metrics.update({f"{k}_first": v[0, 0] for k, v in info.items() if k.endswith("ratio_dev")})
+    metrics.update(pool_m)
+    for a in AGENTS:
+      metrics.update(opponent_pool.metrics(pool[a], f"pool/{a}"))
     metrics.update(self.game_metrics(traj, data, opp))
     return ts, metrics
 

@@ -27,7 +27,8 @@ def test_short_selfplay_run_alice_learns_to_set_valid_goals_and_bob_solves_some(
   assert all(r["train/episodes"] > 10 * 32 for r in rows), [r["train/episodes"] for r in rows]
   assert all(r["abc/demos"] > 0 for r in rows)
   assert all(r["loss/abc"] < 0 for r in rows)  # -E[clipped ratio] over real demonstrations
-  assert int(ts.pool_count) > 1                  # snapshots were taken into the opponent pool
+  assert int(ts.pool["bob"].count) > 1            # snapshots were taken into the opponent pool
+  assert all(r["pool/bob/size"] >= 1 and np.isfinite(r["pool/alice/q_min"]) for r in rows)
   assert (tmp_path / "selfplay.png").stat().st_size > 10_000  # the self-play figure beside the curve
   assert all(0 < r["abc/demo_frac"] <= 1 for r in rows)
   # Behaviour and loss use the same observation statistics: before each update's first gradient step

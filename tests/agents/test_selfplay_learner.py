@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mjx_envs
-from agents import bc
+from agents import bc, opponent_pool
 from agents import selfplay as asp
 
 
@@ -159,7 +159,12 @@ def algo():
 
 
 def test_past_opponent_fraction_is_twenty_percent(algo):
-  ts = types.SimpleNamespace(pool_count=jnp.array(3))
+  # Three filled slots of equal quality: drawn uniformly (the quality rule's frequencies are
+  # tests/agents/test_opponent_pool.py's).
+  pool = opponent_pool.init({"w": jnp.zeros(2)}, 8)
+  for step in (1, 2):
+    pool = opponent_pool.add(pool, {"w": jnp.full(2, step)}, step)
+  ts = types.SimpleNamespace(pool={"alice": pool, "bob": pool})
   past_alice, past_bob, ia, ib = algo.draw_opponents(ts, jax.random.PRNGKey(0))
   past_alice, past_bob = np.asarray(past_alice), np.asarray(past_bob)
   assert not np.any(past_alice & past_bob)
