@@ -10,6 +10,12 @@ Library use mirrors PPO:
   algo = make_train(env, DDPGConfig(...)); ts = algo.init(key); ts, m = algo.train_many(ts, n)
   act = algo.policy(ts.params, ts.obs_norm)   # act(obs, key) -> action
 Goal envs only: observations are {observation, achieved_goal, desired_goal} dicts.
+
+Optimisation and data quality (issue 17; agents.optim): `lr_schedule`/`lr_end_frac` schedule both rates,
+`grad_clip_sqrt_v` = 5 adds OpenAI Five's per-parameter clip. Every cycle logs `data/sample_reuse`, the
+gradient steps a transition takes part in over its life in the buffer (batch_size x updates_per_cycle /
+new transitions per cycle, once the buffer is full), and `data/staleness`, the mean age in cycles
+(parameter versions) of the sampled transitions: off-policy learning trains on stale data by design.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from agents import episodes, her, replay
+from agents import episodes, her, optim, replay
 from agents import normalize as N
 from agents.evaluation import evaluate_policy
 from agents.networks import MLP
@@ -41,6 +47,9 @@ class DDPGConfig(episodes.StepBudget):
   total_env_steps: int = 1_000_000
   actor_lr: float = 1e-3
   critic_lr: float = 1e-3
+  lr_schedule: str = "constant"      # agents.optim SCHEDULES for both rates, over cycles
+  lr_end_frac: float = 0.0           # where "linear"/"cosine" end, as a fraction of each rate
+  grad_clip_sqrt_v: float = 0.0      # >0: per-parameter clip to +-this x sqrt(v) (OpenAI Five: 5)
   gamma: float = 0.98
   polyak: float = 0.95
   hidden: Sequence[int] = (256, 256, 256)
@@ -58,6 +67,8 @@ class DDPGConfig(episodes.StepBudget):
   num_eval_envs: int = 128
 
   def __post_init__(self):
+    if self.lr_schedule not in optim.SCHEDULES:
+      raise ValueError(f"lr_schedule must be one of {optim.SCHEDULES}, got {self.lr_schedule!r}")
     if self.replay_strategy not in her.STRATEGIES:
       raise ValueError(f"replay_strategy must be one of {her.STRATEGIES}, got {self.replay_strategy!r}")
     if self.num_envs * self.unroll_length > self.buffer_size:
@@ -111,8 +122,11 @@ class DDPG:
     self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=False)
     self.actor = Actor(env.action_size, tuple(c.hidden))
     self.critic = Critic(tuple(c.hidden))
-    self.actor_opt = optax.adam(c.actor_lr)
-    self.critic_opt = optax.adam(c.critic_lr)
+    # Both optimisers step updates_per_cycle times per cycle; their schedules run over the whole run.
+    steps = c.num_updates * c.updates_per_cycle
+    self.actor_opt, self.critic_opt = (
+        optim.make(optim.schedule(lr, lr * c.lr_end_frac, c.lr_schedule, steps), clip_sqrt_v=c.grad_clip_sqrt_v)
+        for lr in (c.actor_lr, c.critic_lr))
     self.p = her.future_p(c.replay_k)
 
   # --- pieces ------------------------------------------------------------------------------------
@@ -197,8 +211,11 @@ class DDPG:
                           c.replay_strategy, self.p)
     reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})
     discount = 1.0 - tr["done"] * (1.0 - tr["truncation"])  # bootstrap unless terminated
+    # Staleness: how many cycles (parameter versions) ago each sampled segment was collected; each
+    # cycle writes num_envs segments just before the insert position.
+    age = ((buf.insert - 1 - slots) % buf.num_segments) // c.num_envs
     return {"obs": tr["obs"], "goal": goal, "action": tr["action"], "reward": reward,
-            "next_obs": tr["next_obs"], "discount": discount}
+            "next_obs": tr["next_obs"], "discount": discount, "age": age.astype(jnp.float32)}
 
   def losses(self, params, target, obs_norm, b):
     c = self.config
@@ -222,7 +239,7 @@ class DDPG:
     (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
     (la, _), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
     info = {"loss/critic": lc, "loss/actor": la, "q/mean": jnp.mean(q), "q/target": jnp.mean(y),
-            "train/relabelled_reward": jnp.mean(b["reward"])}
+            "train/relabelled_reward": jnp.mean(b["reward"]), "data/staleness": jnp.mean(b["age"])}
     return {"actor": g_a, "critic": g_c}, info
 
   def train_step(self, ts: TrainState):
@@ -236,8 +253,8 @@ class DDPG:
     def update(carry, k):
       params, opt_state = carry
       grads, info = self.losses(params, ts.target, obs_norm, self.sample(buffer, k))
-      ua, oa = self.actor_opt.update(grads["actor"], opt_state["actor"])
-      uc, oc = self.critic_opt.update(grads["critic"], opt_state["critic"])
+      ua, oa = self.actor_opt.update(grads["actor"], opt_state["actor"], params["actor"])
+      uc, oc = self.critic_opt.update(grads["critic"], opt_state["critic"], params["critic"])
       params = {"actor": optax.apply_updates(params["actor"], ua),
                 "critic": optax.apply_updates(params["critic"], uc)}
       return (params, {"actor": oa, "critic": oc}), info
@@ -247,6 +264,10 @@ class DDPG:
     target = optax.incremental_update(params, ts.target, 1.0 - c.polyak)
     metrics = {k: jnp.mean(v) for k, v in info.items()}
     metrics.update(episodes.summarize(stats))
+    # Sample reuse: the gradient steps a transition takes part in over its life in the buffer (expected,
+    # once the buffer is full: sampled batch_size x updates_per_cycle per cycle, of the cycle's new ones).
+    reuse = c.batch_size * c.updates_per_cycle / (c.num_envs * c.unroll_length)
+    metrics["data/sample_reuse"] = jnp.float32(reuse)
     ts = ts.replace(params=params, target=target, opt_state=opt_state, obs_norm=obs_norm, buffer=buffer,
                     env_state=env_state, key=key, updates=ts.updates + 1)
     return ts, metrics

@@ -38,6 +38,14 @@ def average_chunk(m):
   return out
 
 
+def data_quality(sample_reuse, staleness):
+  """OpenAI Five's data-quality metrics: `data/sample_reuse`, the number of gradient steps each sample
+  is used in (its expected value, for a replay), and `data/staleness`, how many parameter versions (train
+  steps) old the data is when it is used (its mean, for a replay)."""
+  f = lambda x: jnp.asarray(x, jnp.float32)
+  return {"data/sample_reuse": f(sample_reuse), "data/staleness": f(staleness)}
+
+
 class StepBudget:
   """Mixed into algorithm configs with `num_envs`, `unroll_length` and `total_env_steps`: the env steps
   one train step takes, and the number of train steps in the run (train.py's units of progress)."""

@@ -28,6 +28,7 @@ import mjx_envs
 from agents import bc
 from agents import ddpg as ddpg_lib
 from agents import her
+from agents import optim
 from agents import holdout
 from agents import selfplay as asp_lib
 from agents import ppo as ppo_lib
@@ -87,19 +88,21 @@ ACTIVATIONS = ("celu", "elu", "gelu", "hard_sigmoid", "hard_silu", "hard_swish",
                "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softplus", "swish", "tanh")
 _SHARED = {"num_envs": _ge(1), "total_env_steps": _ge(1), "num_eval_envs": _ge(1), "gamma": _within(0, 1),
            "obs_clip": _gt(0)}
+_OPTIM = {"lr_schedule": _one_of(optim.SCHEDULES), "lr_end_frac": _ge(0), "grad_clip_sqrt_v": _ge(0)}
 _PPO_LIKE = {"num_minibatches": _ge(1), "update_epochs": _ge(1), "learning_rate": _gt(0),
              "gae_lambda": _within(0, 1), "clip_eps": _gt(0), "vf_coef": _ge(0), "ent_coef": _ge(0),
-             "max_grad_norm": _gt(0)}
+             "max_grad_norm": _gt(0), **_OPTIM, "ent_schedule": _one_of(optim.SCHEDULES),
+             "ent_coef_end": _ge(0)}
 RULES = {
     "ppo": {**_SHARED, **_PPO_LIKE,
             "unroll_length": _ge(1), "episode_length": _ge(1),
-            "lr_schedule": _one_of(("constant", "linear")),
+            "staleness": _ge(0),
             "vf_clip": _gt(0), "policy_hidden": _each(_ge(1)), "value_hidden": _each(_ge(1)),
             "activation": _one_of(ACTIVATIONS),
             "distribution": _one_of(("normal", "tanh_normal", "categorical")), "lstm_size": _ge(0),
             "hindsight_coef": _ge(0), "hindsight_clip": _gt(0), "hindsight_strategy": _one_of(her.STRATEGIES),
             "hindsight_form": _one_of(bc.FORMS)},
-    "ddpg_her": {**_SHARED,
+    "ddpg_her": {**_SHARED, **_OPTIM,
                  "unroll_length": _ge(1), "episode_length": _ge(1), "updates_per_cycle": _ge(1),
                  "batch_size": _ge(1), "buffer_size": _ge(1), "actor_lr": _gt(0), "critic_lr": _gt(0),
                  "polyak": _within(0, 1), "hidden": _each(_ge(1)), "random_eps": _within(0, 1),

@@ -12,6 +12,15 @@ Every leaf of the data path is [T, N, ...] (time, env). Minibatches split the EN
 stay whole. GAE bootstraps on truncation (time limit, divergence) from the value of the episode's final
 observation and never on termination.
 
+Optimisation practice (issue 17; agents.optim): `lr_schedule`/`lr_end_frac` and `ent_schedule`/`ent_coef_end`
+change the learning rate (over gradient steps) and the entropy weight (over train steps) gradually;
+`grad_clip_sqrt_v` = 5 adds OpenAI Five's per-parameter clip. Data quality: every train step logs
+`data/sample_reuse` (gradient steps each sample is used in: update_epochs) and `data/staleness` (train
+steps between the parameters that collected the data and those it trains: 0 here, synchronous).
+`staleness` = k makes it k for an experiment: the rollout acts with the parameters (and observation
+statistics) of k train steps ago, as an asynchronous rollout worker would; the loss's ratio is then
+pi_current / pi_behaviour, and values are recomputed with the current parameters.
+
 Recurrent policies (`lstm_size > 0`): policy and value nets each get an LSTM cell after the torso. The
 LSTM state of every env is part of the TrainState and is zeroed when its episode ends. Each update
 re-runs both nets over the whole [T, N] unroll from the state stored at its start (truncated BPTT over
@@ -32,7 +41,7 @@ import jax.numpy as jnp
 import optax
 
 from agents import distributions as D
-from agents import bc, episodes, her
+from agents import bc, episodes, her, optim
 from agents import normalize as N
 from agents.evaluation import evaluate_policy
 from agents.networks import PolicyNet, ValueNet, next_carry, zero_carry
@@ -47,14 +56,19 @@ class PPOConfig(episodes.StepBudget):
   update_epochs: int = 4
   total_env_steps: int = 1_000_000
   learning_rate: float = 3e-4
-  lr_schedule: str = "constant"        # "constant" | "linear" (decay to 0 over the run)
+  lr_schedule: str = "constant"        # agents.optim SCHEDULES: "constant" | "linear" | "cosine"
+  lr_end_frac: float = 0.0             # where "linear"/"cosine" end, as a fraction of learning_rate
   gamma: float = 0.99
   gae_lambda: float = 0.95
   clip_eps: float = 0.2
   vf_coef: float = 0.5
   vf_clip: float | None = None         # clip the value update to +-vf_clip around the old value
   ent_coef: float = 0.0
+  ent_schedule: str = "constant"       # the entropy coefficient's schedule over train steps, to ent_coef_end
+  ent_coef_end: float = 0.0
   max_grad_norm: float = 0.5
+  grad_clip_sqrt_v: float = 0.0        # >0: per-parameter clip to +-this x sqrt(v) (OpenAI Five: 5)
+  staleness: int = 0                   # >0: roll out with the parameters of this many train steps ago
   normalize_advantages: bool = True
   normalize_obs: bool = True
   obs_clip: float = 5.0
@@ -83,8 +97,11 @@ class PPOConfig(episodes.StepBudget):
       raise ValueError(f"distribution must be normal, tanh_normal or categorical, got {self.distribution!r}")
     if self.hindsight_strategy not in her.STRATEGIES:
       raise ValueError(f"hindsight_strategy must be one of {her.STRATEGIES}, got {self.hindsight_strategy!r}")
-    if self.lr_schedule not in ("constant", "linear"):
-      raise ValueError(f"lr_schedule must be constant or linear, got {self.lr_schedule!r}")
+    for name in ("lr_schedule", "ent_schedule"):
+      if getattr(self, name) not in optim.SCHEDULES:
+        raise ValueError(f"{name} must be one of {optim.SCHEDULES}, got {getattr(self, name)!r}")
+    if self.staleness < 0:
+      raise ValueError(f"staleness must be >= 0, got {self.staleness}")
     if self.hindsight_form not in bc.FORMS:
       raise ValueError(f"hindsight_form must be one of {bc.FORMS}, got {self.hindsight_form!r}")
 
@@ -100,6 +117,7 @@ class TrainState:
   env_state: Any               # batched env State
   key: jax.Array
   updates: jax.Array           # int32 count of train steps done
+  behaviour: Any = None        # staleness k > 0: {"params", "obs_norm"} of the last k versions, leaves [k, ...]
 
 
 @struct.dataclass
@@ -197,11 +215,18 @@ class PPO:
     self.dist_cls = {"normal": D.Normal, "tanh_normal": D.TanhNormal,
                      "categorical": D.MultiCategorical}[c.distribution]
     total_grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
-    lr = (optax.linear_schedule(c.learning_rate, 0.0, total_grad_steps) if c.lr_schedule == "linear"
-          else c.learning_rate)
-    self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(lr, eps=1e-5))
+    lr = optim.schedule(c.learning_rate, c.learning_rate * c.lr_end_frac, c.lr_schedule, total_grad_steps)
+    self.optimizer = optim.make(lr, max_grad_norm=c.max_grad_norm, clip_sqrt_v=c.grad_clip_sqrt_v, eps=1e-5)
+    self.ent_coef = optim.schedule(c.ent_coef, c.ent_coef_end, c.ent_schedule, c.num_updates)
 
   # --- pieces ------------------------------------------------------------------------------------
+  def learning_rate(self, ts: TrainState):
+    """The scheduled learning rate of this train step's first gradient step."""
+    c = self.config
+    return optim.schedule(c.learning_rate, c.learning_rate * c.lr_end_frac, c.lr_schedule,
+                          c.num_updates * c.update_epochs * c.num_minibatches)(
+                              ts.updates * c.update_epochs * c.num_minibatches)
+
   def features(self, obs):
     return N.features(wrappers.flatten_goal_obs(obs) if self.flatten and isinstance(obs, dict) else obs)
 
@@ -252,27 +277,50 @@ class PPO:
     one_core = self.initial_core(()) if self.recurrent else None
     params = {"policy": self.policy_net.init(k_pi, one, one_core and one_core["policy"]),
               "value": self.value_net.init(k_v, one, one_core and one_core["value"])}
+    obs_norm = N.init(one)
+    k = self.config.staleness
+    behaviour = (jax.tree.map(lambda x: jnp.broadcast_to(x, (k,) + x.shape),
+                              {"params": params, "obs_norm": obs_norm}) if k else None)
     return TrainState(
-        params=params, opt_state=self.optimizer.init(params), obs_norm=N.init(one),
+        params=params, opt_state=self.optimizer.init(params), obs_norm=obs_norm,
         ret_norm=rs.init_state(jax.ShapeDtypeStruct((), jnp.float32)),
         ret_acc=jnp.zeros((self.config.num_envs,)), core=self.initial_core((self.config.num_envs,)),
         env_state=env_state, key=key,
-        updates=jnp.zeros((), jnp.int32))
+        updates=jnp.zeros((), jnp.int32), behaviour=behaviour)
+
+  def behaviour_policy(self, ts: TrainState):
+    """(params, obs_norm) the rollout acts with: the current ones, or with `staleness` k those of k train
+    steps ago (fewer in the first k steps: the initial ones), kept in a ring of k versions."""
+    if not self.config.staleness:
+      return ts.params, ts.obs_norm
+    slot = ts.updates % self.config.staleness
+    old = jax.tree.map(lambda x: x[slot], ts.behaviour)
+    return old["params"], old["obs_norm"]
+
+  def _push_behaviour(self, ts: TrainState):
+    """The ring with this step's (pre-update) version in the slot just read: read again k steps later."""
+    if not self.config.staleness:
+      return None
+    slot = ts.updates % self.config.staleness
+    now = {"params": ts.params, "obs_norm": ts.obs_norm}
+    return jax.tree.map(lambda ring, x: ring.at[slot].set(x), ts.behaviour, now)
 
   # --- rollout -----------------------------------------------------------------------------------
   def rollout(self, ts: TrainState, key):
-    """T steps of all envs under the current policy -> (env_state, Transition [T, N], episode stats)."""
+    """T steps of all envs under the behaviour policy (the current one unless `staleness`) ->
+    (env_state, Transition [T, N], episode stats)."""
+    params, obs_norm = self.behaviour_policy(ts)
 
     def body(carry, k):
       env_state, core = carry
       feats = self.features(env_state.obs)
       if self.recurrent:
         # Values are recomputed over the whole unroll in train_step; only the policy state advances here.
-        dist, p_carry = self.distribution(ts.params["policy"], ts.obs_norm, feats, core["policy"])
+        dist, p_carry = self.distribution(params["policy"], obs_norm, feats, core["policy"])
         value = None
       else:
-        dist, p_carry = self.distribution(ts.params["policy"], ts.obs_norm, feats), None
-        value = self.value(ts.params["value"], ts.obs_norm, feats)
+        dist, p_carry = self.distribution(params["policy"], obs_norm, feats), None
+        value = self.value(params["value"], obs_norm, feats)
       action = dist.sample(k)
       nxt = self.env.step(env_state, self.dist_cls.to_env(action))
       if self.recurrent:
@@ -305,10 +353,12 @@ class PPO:
     old = self.distribution(params["policy"], obs_norm, demo_feats).log_prob(traj.action)
     return Demos(demo_feats, traj.action, jax.lax.stop_gradient(old), jnp.swapaxes(failed, 0, 1))
 
-  def loss(self, params, obs_norm, batch: Transition, adv, returns, core=None, demos: Demos | None = None):
+  def loss(self, params, obs_norm, batch: Transition, adv, returns, core=None, demos: Demos | None = None,
+           ent_coef=None):
     """PPO loss on a [T, n] minibatch; `core` is the LSTM state at the start of the unroll; `demos`
-    adds the hindsight term."""
+    adds the hindsight term; `ent_coef` (default config.ent_coef) is the scheduled entropy weight."""
     c = self.config
+    ent_coef = c.ent_coef if ent_coef is None else ent_coef
     if self.recurrent:
       p_out, values, _, _ = self.unroll(params, obs_norm, batch.feats, batch.done, core)
       dist = self._dist(p_out)
@@ -321,7 +371,7 @@ class PPO:
     pg_loss, clip_frac = clipped_surrogate(log_prob, batch.log_prob, adv, c.clip_eps)
     v_loss = value_loss(values, batch.value, returns, c.vf_clip)
     entropy = jnp.mean(dist.entropy())
-    total = pg_loss + c.vf_coef * v_loss - c.ent_coef * entropy
+    total = pg_loss + c.vf_coef * v_loss - ent_coef * entropy
     approx_kl = jnp.mean(batch.log_prob - log_prob)
     info = {"loss/policy": pg_loss, "loss/value": v_loss, "loss/entropy": entropy,
             "loss/approx_kl": approx_kl, "loss/clip_frac": clip_frac,
@@ -371,7 +421,8 @@ class PPO:
              if c.hindsight else None)
     adv, returns = gae(reward, values, next_values, traj.done, traj.truncation, c.gamma, c.gae_lambda)
 
-    grad_fn = jax.grad(self.loss, has_aux=True)
+    ent_coef = self.ent_coef(ts.updates)
+    grad_fn = jax.grad(lambda *a: self.loss(*a, ent_coef=ent_coef), has_aux=True)
     mb = c.num_envs // c.num_minibatches
 
     def epoch(carry, k):
@@ -402,8 +453,11 @@ class PPO:
     metrics = {k: jnp.mean(v) for k, v in info.items()}
     metrics["loss/ratio_dev_first"] = info["loss/ratio_dev"][0, 0]
     metrics.update(episodes.summarize(stats), **{"train/reward_mean": jnp.mean(traj.reward)})
+    metrics.update(episodes.data_quality(c.update_epochs, jnp.minimum(ts.updates, c.staleness)))
+    metrics.update({"train/ent_coef": ent_coef, "train/learning_rate": self.learning_rate(ts)})
     ts = ts.replace(params=params, opt_state=opt_state, obs_norm=new_obs_norm, ret_norm=ret_norm,
-                    ret_acc=ret_acc, core=core, env_state=env_state, key=key, updates=ts.updates + 1)
+                    ret_acc=ret_acc, core=core, env_state=env_state, key=key, updates=ts.updates + 1,
+                    behaviour=self._push_behaviour(ts))
     return ts, metrics
 
   def train_many(self, ts: TrainState, num_updates: int):

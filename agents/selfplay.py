@@ -67,7 +67,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from agents import bc, episodes, holdout, opponent_pool
+from agents import bc, episodes, holdout, opponent_pool, optim
 from agents import distributions as D
 from agents import normalize as N
 from agents.networks import PolicyNet, ValueNet, next_carry, zero_carry
@@ -88,12 +88,17 @@ class ASPConfig(episodes.StepBudget):
   num_minibatches: int = 4
   update_epochs: int = 3             # "sample reuse" of Table 2
   learning_rate: float = 3e-4
+  lr_schedule: str = "constant"      # agents.optim SCHEDULES, over gradient steps
+  lr_end_frac: float = 0.0           # where "linear"/"cosine" end, as a fraction of learning_rate
   gamma: float = 0.998
   gae_lambda: float = 0.95
   clip_eps: float = 0.2
   vf_coef: float = 1.0
   ent_coef: float = 0.01
+  ent_schedule: str = "constant"     # over train steps, to ent_coef_end ("entropy 0.01 annealed")
+  ent_coef_end: float = 0.0
   max_grad_norm: float = 0.5
+  grad_clip_sqrt_v: float = 0.0      # >0: per-parameter clip to +-this x sqrt(v) (OpenAI Five: 5)
   obs_clip: float = 5.0
   hidden: Sequence[int] = (256, 256)
   lstm_size: int = 0                 # >0: policy and value nets get an LSTM core of this width (module docstring)
@@ -122,6 +127,9 @@ class ASPConfig(episodes.StepBudget):
       holdout.parse_task(t)
     if self.abc_form not in bc.FORMS:
       raise ValueError(f"abc_form must be one of {bc.FORMS}, got {self.abc_form!r}")
+    for name in ("lr_schedule", "ent_schedule"):
+      if getattr(self, name) not in optim.SCHEDULES:
+        raise ValueError(f"{name} must be one of {optim.SCHEDULES}, got {getattr(self, name)!r}")
     if self.opponent_sampling not in SAMPLING:
       raise ValueError(f"opponent_sampling must be one of {SAMPLING}, got {self.opponent_sampling!r}")
 
@@ -283,7 +291,10 @@ class AsymmetricSelfPlay:
     self.recurrent = c.lstm_size > 0
     self.policy_net = PolicyNet(env.action_size, tuple(c.hidden), bins, lstm=c.lstm_size)
     self.value_net = ValueNet(tuple(c.hidden), lstm=c.lstm_size)
-    self.optimizer = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.learning_rate))
+    grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
+    self.optimizer = optim.make(optim.schedule(c.learning_rate, c.learning_rate * c.lr_end_frac, c.lr_schedule, grad_steps),
+                                max_grad_norm=c.max_grad_norm, clip_sqrt_v=c.grad_clip_sqrt_v)
+    self.ent_coef = optim.schedule(c.ent_coef, c.ent_coef_end, c.ent_schedule, c.num_updates)
     self.holdout_world = dict(env.world.config, action_bins=bins)
 
   # --- features and heads ------------------------------------------------------------------------
@@ -470,7 +481,7 @@ class AsymmetricSelfPlay:
     return data, new_norms
 
   # --- losses ------------------------------------------------------------------------------------
-  def agent_loss(self, params, norm, d):
+  def agent_loss(self, params, norm, d, ent_coef):
     c = self.config
     seq = (d["own"], d["reset"])
     dist = self.unroll_dist(params["policy"], norm, d["feats"], *seq)
@@ -486,7 +497,7 @@ class AsymmetricSelfPlay:
     # |ratio - 1| at its largest: 0 up to float noise (~1e-6) on the first minibatch, where behaviour and
     # loss use the same parameters and observation statistics.
     ratio_dev = jnp.max(jnp.abs(jnp.exp(lp - d["old_lp"]) - 1.0) * m)
-    return pg + c.vf_coef * v - c.ent_coef * ent, {"policy": pg, "value": v, "entropy": ent,
+    return pg + c.vf_coef * v - ent_coef * ent, {"policy": pg, "value": v, "entropy": ent,
                                                      "clip_frac": clip_frac, "ratio_dev": ratio_dev}
 
   def abc_loss(self, bob_params, norm, demo):
@@ -495,10 +506,11 @@ class AsymmetricSelfPlay:
         demo["action"])
     return bc.bc_loss(lp, demo["old_lp"], c.abc_clip or 0.0, demo["mask"], c.bc_form)
 
-  def loss(self, params, norms, data):
+  def loss(self, params, norms, data, ent_coef=None):
     c = self.config
-    la, ia = self.agent_loss(params["alice"], norms["alice"], data["alice"])
-    lb, ib = self.agent_loss(params["bob"], norms["bob"], data["bob"])
+    ent_coef = c.ent_coef if ent_coef is None else ent_coef
+    la, ia = self.agent_loss(params["alice"], norms["alice"], data["alice"], ent_coef)
+    lb, ib = self.agent_loss(params["bob"], norms["bob"], data["bob"], ent_coef)
     l_abc, abc_clip = self.abc_loss(params["bob"], norms["bob"], data["demo"])
     total = la + lb + (c.abc_coef * l_abc if c.abc else 0.0)
     info = {**{f"loss/alice_{k}": v for k, v in ia.items()}, **{f"loss/bob_{k}": v for k, v in ib.items()},
@@ -512,7 +524,8 @@ class AsymmetricSelfPlay:
     traj, opp = self.play(ts, k_play)
     data, new_norms = self.batches(ts, traj, opp)
     norms = ts.obs_norm  # the statistics the rollout acted with (see batches)
-    grad_fn = jax.grad(self.loss, has_aux=True)
+    ent_coef = self.ent_coef(ts.updates)
+    grad_fn = jax.grad(lambda *a: self.loss(*a, ent_coef=ent_coef), has_aux=True)
     mb = c.num_envs // c.num_minibatches
 
     def epoch(carry, k):
@@ -547,6 +560,8 @@ class AsymmetricSelfPlay:
     metrics = {k: jnp.mean(v) for k, v in info.items()}
     metrics.update({f"{k}_first": v[0, 0] for k, v in info.items() if k.endswith("ratio_dev")})
     metrics.update(pool_m)
+    metrics.update(episodes.data_quality(c.update_epochs, 0.0))  # synchronous: staleness 0
+    metrics["train/ent_coef"] = ent_coef
     for a in AGENTS:
       metrics.update(opponent_pool.metrics(pool[a], f"pool/{a}"))
     metrics.update(self.game_metrics(traj, data, opp))
