@@ -34,7 +34,7 @@ import numpy as np
 
 from agents import experiment
 from agents.checkpoint import Checkpointer
-from agents import sharding
+from agents import flops, sharding
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONFIG_DIR = os.path.join(ROOT, "configs")
@@ -295,6 +295,16 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   return futures, seconds
 
 
+def count_flops(algo, seed, updates_per_chunk):
+  """A Future of agents.flops.count of one train chunk (HLO cost analysis with loops counted as they
+  run), computed in a thread while the compiled functions build; rows log it once it is there."""
+  abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
+  pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="flops")
+  future = pool.submit(flops.count, lambda t: algo.train_many(t, updates_per_chunk), abstract)
+  pool.shutdown(wait=False)
+  return future
+
+
 def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint; with `video`, an
   episode of the final policy to RUN_DIR/video.mp4."""
@@ -325,6 +335,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   t0 = time.time()
   resuming = resume and ckpt.latest_step() is not None
   fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming)
+  flops_future = count_flops(algo, seed, updates_per_chunk) if rc["count_flops"] else None
   if resuming:
     abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
     abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh, abstract))
@@ -355,6 +366,10 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       env_steps = (chunk + 1) * steps_per_chunk
       row = {"env_steps": env_steps, "wall_s": round(time.time() - wall0, 3), "train/sps": sps,
              **{k: float(v) for k, v in {**m, **ev}.items()}}
+      if flops_future is not None and flops_future.done() and flops_future.exception() is None:
+        per_step = flops_future.result()["flops"] / updates_per_chunk
+        row.update({"compute/flops_per_step": per_step,
+                    "compute/pflops_days": flops.pflops_days(per_step * (chunk + 1) * updates_per_chunk)})
       if chunk == 0 and meta["chunks"] == 0:
         row.update({"compile/train_s": compile_s["train"],
                     "compile/eval_s": max(compile_s[k] for k in evaluation_parts(algo)),

@@ -44,6 +44,7 @@ RUN_DEFAULTS = {
     "max_minutes": 0,          # >0: stop (checkpointed, resumable) once this much wall-clock has passed
     "devices": 0,              # CPU: host devices the env batch is split over (0: one per core); the
                                # count used is written here, so a resume uses it (it is part of the seed)
+    "count_flops": True,       # log compute/flops_per_step and compute/pflops_days (agents.flops)
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
