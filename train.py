@@ -295,6 +295,16 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   return futures, seconds
 
 
+def rate_checkpoints(run_dir, algo, logger):
+  """TrueSkill ratings of the run's kept checkpoints so far (agents.ratings) -> RUN_DIR/ratings.json/.png."""
+  from agents import ratings  # pylint: disable=import-outside-toplevel
+  t = time.time()
+  out = ratings.rate_run(run_dir, algo=algo)
+  last = out["checkpoints"][-1]
+  logger.message(f"  ratings of {len(out['checkpoints'])} checkpoints in {time.time() - t:.0f}s: latest Bob "
+                 f"mu {last['bob']['mu']:.1f}, Alice mu {last['alice']['mu']:.1f} (ratings.png)")
+
+
 def count_flops(algo, seed, updates_per_chunk):
   """A Future of agents.flops.count of one train chunk (HLO cost analysis with loops counted as they
   run), computed in a thread while the compiled functions build; rows log it once it is there."""
@@ -380,6 +390,8 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks or out_of_time:
         ckpt.save(chunk + 1, experiment.checkpoint_view(algo, ts),
                   {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1})
+        if rc["ratings_every"] and cfg["agent"]["algo"] == "asp" and (chunk + 1) % rc["ratings_every"] == 0:
+          rate_checkpoints(run_dir, algo, logger)
       if out_of_time:
         print(f"[{name}] stopping at run.max_minutes={rc['max_minutes']}; --resume {run_dir} continues",
               flush=True)

@@ -125,7 +125,8 @@ class DDPG:
     # Both optimisers step updates_per_cycle times per cycle; their schedules run over the whole run.
     steps = c.num_updates * c.updates_per_cycle
     self.actor_opt, self.critic_opt = (
-        optim.make(optim.schedule(lr, lr * c.lr_end_frac, c.lr_schedule, steps), clip_sqrt_v=c.grad_clip_sqrt_v)
+        optim.make(lr, lr_schedule=c.lr_schedule, lr_end=lr * c.lr_end_frac, steps=steps,
+                   clip_sqrt_v=c.grad_clip_sqrt_v)
         for lr in (c.actor_lr, c.critic_lr))
     self.p = her.future_p(c.replay_k)
 

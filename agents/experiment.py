@@ -45,6 +45,8 @@ RUN_DEFAULTS = {
     "devices": 0,              # CPU: host devices the env batch is split over (0: one per core); the
                                # count used is written here, so a resume uses it (it is part of the seed)
     "count_flops": True,       # log compute/flops_per_step and compute/pflops_days (agents.flops)
+    "ratings_every": 0,        # self-play: TrueSkill ratings of the kept checkpoints (agents.ratings) every
+                               # N host calls, into ratings.json/.png; 0: off (python -m agents.ratings)
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
@@ -118,7 +120,7 @@ RULES = {
             "holdout_tasks": _holdout_tasks(), "holdout_max_goals": _ge(1)},
     "run": {"seed": _within(0, 2**31, high_open=True), "eval_every": _ge(1), "checkpoint_every": _ge(1),
             "keep_checkpoints": _ge(1), "num_eval_envs": _ge(1), "max_minutes": _ge(0),
-            "devices": _ge(0)},
+            "devices": _ge(0), "ratings_every": _ge(0)},
 }
 
 

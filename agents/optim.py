@@ -60,14 +60,17 @@ def schedule(start: float, end: float, kind: str, steps: int) -> optax.Schedule:
   return optax.cosine_decay_schedule(start, steps, alpha=end / start if start else 0.0)
 
 
-def make(learning_rate, *, max_grad_norm: float | None = None, clip_sqrt_v: float = 0.0,
+def make(learning_rate: float, *, lr_schedule: str = "constant", lr_end: float = 0.0, steps: int = 1,
+         max_grad_norm: float | None = None, clip_sqrt_v: float = 0.0,
          eps: float = 1e-8) -> optax.GradientTransformation:
-  """[global-norm clip] -> [per-parameter +-clip_sqrt_v sqrt(v) clip, if > 0] -> Adam(learning_rate),
-  where learning_rate is a float or an optax schedule of the gradient-step count."""
+  """[global-norm clip] -> [per-parameter +-clip_sqrt_v sqrt(v) clip, if > 0] -> Adam at `learning_rate`,
+  scheduled to `lr_end` over `steps` gradient steps (`schedule`). A constant rate stays a plain float, so
+  the optimiser state (and a checkpoint of it) is what it was before schedules existed."""
+  lr = learning_rate if lr_schedule == "constant" else schedule(learning_rate, lr_end, lr_schedule, steps)
   parts = []
   if max_grad_norm:
     parts.append(optax.clip_by_global_norm(max_grad_norm))
   if clip_sqrt_v:
     parts.append(clip_by_second_moment(clip_sqrt_v))
-  parts.append(optax.adam(learning_rate, eps=eps))
+  parts.append(optax.adam(lr, eps=eps))
   return optax.chain(*parts)

@@ -215,8 +215,9 @@ class PPO:
     self.dist_cls = {"normal": D.Normal, "tanh_normal": D.TanhNormal,
                      "categorical": D.MultiCategorical}[c.distribution]
     total_grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
-    lr = optim.schedule(c.learning_rate, c.learning_rate * c.lr_end_frac, c.lr_schedule, total_grad_steps)
-    self.optimizer = optim.make(lr, max_grad_norm=c.max_grad_norm, clip_sqrt_v=c.grad_clip_sqrt_v, eps=1e-5)
+    self.optimizer = optim.make(c.learning_rate, lr_schedule=c.lr_schedule, lr_end=c.learning_rate * c.lr_end_frac,
+                                steps=total_grad_steps, max_grad_norm=c.max_grad_norm,
+                                clip_sqrt_v=c.grad_clip_sqrt_v, eps=1e-5)
     self.ent_coef = optim.schedule(c.ent_coef, c.ent_coef_end, c.ent_schedule, c.num_updates)
 
   # --- pieces ------------------------------------------------------------------------------------
@@ -279,7 +280,7 @@ class PPO:
               "value": self.value_net.init(k_v, one, one_core and one_core["value"])}
     obs_norm = N.init(one)
     k = self.config.staleness
-    behaviour = (jax.tree.map(lambda x: jnp.broadcast_to(x, (k,) + x.shape),
+    behaviour = (jax.tree.map(lambda x: jnp.broadcast_to(x, (k,) + jnp.shape(x)),
                               {"params": params, "obs_norm": obs_norm}) if k else None)
     return TrainState(
         params=params, opt_state=self.optimizer.init(params), obs_norm=obs_norm,

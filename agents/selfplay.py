@@ -292,8 +292,8 @@ class AsymmetricSelfPlay:
     self.policy_net = PolicyNet(env.action_size, tuple(c.hidden), bins, lstm=c.lstm_size)
     self.value_net = ValueNet(tuple(c.hidden), lstm=c.lstm_size)
     grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
-    self.optimizer = optim.make(optim.schedule(c.learning_rate, c.learning_rate * c.lr_end_frac, c.lr_schedule, grad_steps),
-                                max_grad_norm=c.max_grad_norm, clip_sqrt_v=c.grad_clip_sqrt_v)
+    self.optimizer = optim.make(c.learning_rate, lr_schedule=c.lr_schedule, lr_end=c.learning_rate * c.lr_end_frac,
+                                steps=grad_steps, max_grad_norm=c.max_grad_norm, clip_sqrt_v=c.grad_clip_sqrt_v)
     self.ent_coef = optim.schedule(c.ent_coef, c.ent_coef_end, c.ent_schedule, c.num_updates)
     self.holdout_world = dict(env.world.config, action_bins=bins)
 
