@@ -80,7 +80,12 @@ def next_carry(old, new, reset, own=None):
 class Core(nn.Module):
   """Torso, then optionally an LSTM cell (`lstm` > 0): (obs, carry) -> (features, carry).
 
-  Without an LSTM the carry passes through untouched, so callers treat both kinds alike.
+  Features: the torso's output [..., hidden[-1]]; with an LSTM, concat([torso output, h]) [..., hidden[-1]
+  + lstm], a skip connection around the cell. The skip is what lets `agents.surgery` add an LSTM to a
+  trained net without changing what it computes: the head keeps its rows for the torso output and gets
+  zero rows for h. Were the head to read h alone, the cell would sit between torso and head and no
+  choice of its weights reproduces the old function. Without an LSTM the carry passes through
+  untouched, so callers treat both kinds alike.
   """
   hidden: Sequence[int]
   activation: str = "tanh"
@@ -90,7 +95,8 @@ class Core(nn.Module):
   def __call__(self, obs, carry=None):
     x = Torso(self.hidden, self.activation)(obs)
     if self.lstm:
-      carry, x = nn.OptimizedLSTMCell(self.lstm)(carry, x)
+      carry, h = nn.OptimizedLSTMCell(self.lstm)(carry, x)
+      x = jnp.concatenate([x, h], -1)
     return x, carry
 
 
