@@ -5,6 +5,7 @@
   python train.py --list                   # list the configs in configs/
   python train.py --config NAME --set agent.learning_rate=1e-3 --steps 2e6 --num-envs 512 --seed 1
   python train.py --resume runs/DIR        # continue an interrupted run exactly
+  python train.py --resume runs/DIR --set agent.hidden=(128,128)   # surgery: a new architecture, same skill
   python train.py --video                  # also render one episode of the trained policy to video.mp4
 
 The run directory holds config.json, metrics.jsonl (one line per evaluation), TensorBoard events,
@@ -34,7 +35,7 @@ import numpy as np
 
 from agents import experiment
 from agents.checkpoint import Checkpointer
-from agents import flops, sharding
+from agents import flops, sharding, surgery
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONFIG_DIR = os.path.join(ROOT, "configs")
@@ -201,13 +202,14 @@ def plot_curve(run_dir):
 
 def plot_selfplay(run_dir):
   """selfplay.png from a self-play run's metrics.jsonl: Alice's valid-goal rate, Bob's success by goal
-  index, the ABC demonstration fraction and Bob's holdout success per task, against env steps."""
+  index, the ABC demonstration fraction, Bob's holdout success per task and the range of the opponent
+  pools' quality scores, against env steps."""
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = [r["env_steps"] for r in rows]
   col = lambda k: [r.get(k, float("nan")) for r in rows]
-  fig = Figure(figsize=(14, 3.5))
-  axes = fig.subplots(1, 4)
+  fig = Figure(figsize=(17.5, 3.5))
+  axes = fig.subplots(1, 5)
   axes[0].plot(steps, col("alice/valid_goal_rate"))
   axes[0].set(xlabel="env steps", ylabel="Alice valid-goal rate", ylim=(-0.02, 1.02))
   goals = sorted({k for r in rows for k in r if k.startswith("bob/success_goal_")},
@@ -223,6 +225,12 @@ def plot_selfplay(run_dir):
     axes[3].plot(steps, col(k), marker=".", label=k.split("/", 1)[1])
   axes[3].set(xlabel="env steps", ylabel="holdout success", ylim=(-0.02, 1.02))
   axes[3].legend(fontsize=7)
+  for agent, color in (("alice", "C1"), ("bob", "C0")):  # the opponent pool's quality scores, min to max
+    if f"pool/{agent}/q_min" in rows[-1]:
+      axes[4].fill_between(steps, col(f"pool/{agent}/q_min"), col(f"pool/{agent}/q_max"), color=color, alpha=0.4,
+                           label=f"past {agent}s")
+  axes[4].set(xlabel="env steps", ylabel="pool quality q (min-max)")
+  axes[4].legend(fontsize=7)
   fig.suptitle(os.path.basename(os.path.normpath(run_dir)) + ": self-play")
   fig.tight_layout()
   fig.savefig(os.path.join(run_dir, "selfplay.png"), dpi=100)
@@ -295,6 +303,39 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   return futures, seconds
 
 
+def _saved_config(run_dir):
+  with open(os.path.join(run_dir, "config.json")) as f:
+    return experiment.resolve(json.load(f))
+
+
+def restore(algo, ckpt, mesh, seed, step=None):
+  """(train state, meta) of a checkpoint (default: the latest), placed as `algo`'s state is on `mesh`."""
+  abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
+  abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh, abstract))
+  ts, meta = ckpt.restore(experiment.checkpoint_view(algo, abstract), step)
+  return experiment.from_checkpoint(algo, ts), meta
+
+
+def resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name):
+  """`--resume` with a changed architecture (`--set agent.hidden=...`, `agent.lstm_size=...`): the latest
+  checkpoint restored in the architecture it was saved in, then carried into the new one by
+  agents.surgery.migrate (the function unchanged; new weights from the new config's init, new optimiser
+  moments zero). The run's config.json becomes the new config, and surgery.jsonl records the change."""
+  _, old_algo = experiment.build(old_cfg)
+  old_ts, meta = restore(old_algo, ckpt, mesh, old_cfg["run"]["seed"])
+  fresh = fns["init"].result()(jax.random.PRNGKey(cfg["run"]["seed"]))
+  ts = surgery.migrate(old_cfg["agent"], cfg["agent"], old_ts, fresh)
+  ts = jax.tree.map(lambda x, like: jax.device_put(x, like.sharding), ts, fresh)  # as the compiled step expects
+  diff = {k: [old_cfg["agent"][k], cfg["agent"][k]] for k in changed}
+  print(f"[{name}] surgery at env step {meta['env_steps']}: " + ", ".join(
+      f"agent.{k} {a} -> {b}" for k, (a, b) in diff.items()), flush=True)
+  with open(os.path.join(run_dir, "surgery.jsonl"), "a") as f:
+    f.write(json.dumps({"env_steps": meta["env_steps"], "chunks": meta["chunks"], "changed": diff}) + "\n")
+  with open(os.path.join(run_dir, "config.json"), "w") as f:
+    json.dump(cfg, f, indent=2)
+  return ts, meta
+
+
 def rate_checkpoints(run_dir, algo, logger):
   """TrueSkill ratings of the run's kept checkpoints so far (agents.ratings) -> RUN_DIR/ratings.json/.png."""
   from agents import ratings  # pylint: disable=import-outside-toplevel
@@ -344,13 +385,14 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
 
   t0 = time.time()
   resuming = resume and ckpt.latest_step() is not None
-  fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming)
+  old_cfg = _saved_config(run_dir) if resuming else None
+  changed = surgery.changed_fields(old_cfg["agent"], cfg["agent"]) if resuming else []
+  fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming or bool(changed))
   flops_future = count_flops(algo, seed, updates_per_chunk) if rc["count_flops"] else None
-  if resuming:
-    abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
-    abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh, abstract))
-    ts, meta = ckpt.restore(experiment.checkpoint_view(algo, abstract))
-    ts = experiment.from_checkpoint(algo, ts)
+  if resuming and changed:
+    ts, meta = resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name)
+  elif resuming:
+    ts, meta = restore(algo, ckpt, mesh, seed)
   else:
     ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
   compiled = fns["train"].result()

@@ -466,9 +466,15 @@ def _migrate_ppo(old_a, new_a, old, new, obs_inserted):
   if episode:
     h = Remap.widen(*lstm) if lstm[0] else Remap.fresh(lstm[1])
     core = _checked(lstm_state(old.core, new.core, h), new.core, "core")
+  obs_norm = extend_normalizer(old.obs_norm, new.obs_norm, obs)
+  # PPO's staleness ring (agent.staleness > 0) restarts from the migrated policy: the new architecture
+  # has no older versions, and fresh draws there would act randomly for k steps.
+  behaviour = (None if new.behaviour is None else jax.tree.map(
+      lambda x, like: jnp.broadcast_to(x, like.shape).astype(like.dtype),
+      {"params": params, "obs_norm": obs_norm}, new.behaviour))
   return new.replace(
       params=params, opt_state=_opt_state(old.opt_state, new.opt_state, nets, new.params, "opt_state"),
-      obs_norm=extend_normalizer(old.obs_norm, new.obs_norm, obs),
+      obs_norm=obs_norm, behaviour=behaviour,
       ret_norm=_copy(old.ret_norm, new.ret_norm, "ret_norm"),
       ret_acc=_copy(old.ret_acc, new.ret_acc, "ret_acc") if episode else new.ret_acc,
       core=core if episode else new.core, env_state=old.env_state if episode else new.env_state,
