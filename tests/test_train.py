@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import train
-from agents import experiment
+from agents import experiment, surgery
 from agents.checkpoint import Checkpointer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,6 +50,26 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   act = experiment.load_policy(str(tmp_path))
   obs = jax.numpy.zeros((3, 13))
   assert act(obs, None).shape == (3, 4)
+
+  # Surgery: --resume with a wider policy and value net. The checkpoint is carried into the new
+  # architecture with the same function (its deterministic actions are the old ones), training goes on
+  # from there, and the run directory records it.
+  new = experiment.set_dotted(cfg, "agent.total_env_steps=51200", "agent.policy_hidden=(96, 64)",
+                              "agent.value_hidden=(64, 80)")
+  obs = jax.random.normal(jax.random.PRNGKey(3), (16, 13))
+  before = act(obs, None)
+  _, new_algo = experiment.build(new)
+  old_ts, _ = _final_params(str(tmp_path))
+  migrated = surgery.migrate(cfg["agent"], new["agent"], old_ts, new_algo.init(jax.random.PRNGKey(0)))
+  np.testing.assert_allclose(new_algo.policy(migrated.params, migrated.obs_norm)(obs, None), before, atol=1e-5)
+  ts2, row2 = train.run(new, "test", str(tmp_path), resume=True, progress=False)
+  assert ts2.params["policy"]["params"]["Core_0"]["Torso_0"]["MLP_0"]["Dense_0"]["kernel"].shape == (13, 96)
+  assert json.load(open(tmp_path / "config.json"))["agent"]["policy_hidden"] == [96, 64]
+  record = json.loads(open(tmp_path / "surgery.jsonl").readline())
+  assert record["env_steps"] == 38400 and record["changed"] == {"policy_hidden": [[64, 64], [96, 64]],
+                                                                "value_hidden": [[64, 64], [64, 80]]}, record
+  rows = [json.loads(l) for l in open(tmp_path / "metrics.jsonl")]
+  assert rows[-1]["env_steps"] == 51200 and row2["eval/success_rate"] >= 0.9, rows[-1]  # no drop
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess
