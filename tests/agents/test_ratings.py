@@ -112,8 +112,11 @@ def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
   # 150-step games, 8 slots: 1200 env steps per update, one update per chunk, a checkpoint each.
   cfg = experiment.set_dotted(cfg, "agent.num_envs=8", "agent.num_minibatches=2", "agent.hidden=(16, 16)",
                               "agent.total_env_steps=3600", "run.eval_every=1", "run.keep_checkpoints=5",
-                              "run.num_eval_envs=4")
+                              "run.num_eval_envs=4", "run.ratings_every=2")
   train.run(cfg, "asp", str(run), progress=False)
+  # run.ratings_every=2: train.py rated the two checkpoints kept at its second host call, in-process.
+  periodic = json.loads((run / "ratings.json").read_text())
+  assert [c["step"] for c in periodic["checkpoints"]] == [1, 2]
   assert R.main([str(run), "--references", "2"]) == 0
   out = json.loads((run / "ratings.json").read_text())
   assert [c["step"] for c in out["checkpoints"]] == [1, 2, 3]
