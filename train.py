@@ -420,8 +420,13 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
              **{k: float(v) for k, v in {**m, **ev}.items()}}
       if flops_future is not None and flops_future.done() and flops_future.exception() is None:
         per_step = flops_future.result()["flops"] / updates_per_chunk
-        row.update({"compute/flops_per_step": per_step,
-                    "compute/pflops_days": flops.pflops_days(per_step * (chunk + 1) * updates_per_chunk)})
+        # The compute before this invocation comes from the checkpoint (it may have had another
+        # architecture: surgery); a checkpoint without it is counted at today's cost per step.
+        before = meta.get("pflops_days")
+        if before is None:
+          before = flops.pflops_days(per_step * meta["chunks"] * updates_per_chunk)
+        row.update({"compute/flops_per_step": per_step, "compute/pflops_days": before + flops.pflops_days(
+            per_step * (chunk + 1 - meta["chunks"]) * updates_per_chunk)})
       if chunk == 0 and meta["chunks"] == 0:
         row.update({"compile/train_s": compile_s["train"],
                     "compile/eval_s": max(compile_s[k] for k in evaluation_parts(algo)),
@@ -431,7 +436,8 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       out_of_time = rc["max_minutes"] > 0 and time.time() - session0 >= 60 * rc["max_minutes"]
       if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks or out_of_time:
         ckpt.save(chunk + 1, experiment.checkpoint_view(algo, ts),
-                  {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1})
+                  {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1,
+                   **({"pflops_days": row["compute/pflops_days"]} if "compute/pflops_days" in row else {})})
         if rc["ratings_every"] and cfg["agent"]["algo"] == "asp" and (chunk + 1) % rc["ratings_every"] == 0:
           rate_checkpoints(run_dir, algo, logger)
       if out_of_time:
