@@ -333,6 +333,43 @@ def load_policy(run_dir: str, deterministic: bool = True, step: int | None = Non
   return algo.policy(state.params, state.obs_norm, deterministic)
 
 
+def surgeries(run_dir: str):
+  """The architecture changes a run went through (train.py's surgery.jsonl), oldest first: a list of
+  {"env_steps", "chunks" (the checkpoint it started from), "changed": {field: [old, new]}}."""
+  path = os.path.join(run_dir, "surgery.jsonl")
+  if not os.path.exists(path):
+    return []
+  with open(path) as f:
+    return [json.loads(line) for line in f if line.strip()]
+
+
+def restore_checkpoint(run_dir: str, cfg: Dict[str, Any], algo, step: int):
+  """(train state in `algo`'s architecture, meta) of checkpoint `step` of a run whose config is now `cfg`.
+
+  A checkpoint written before a surgery (`--resume` with a changed architecture) is restored in the
+  architecture it was saved in and carried through each later surgery by `agents.surgery.migrate`,
+  which keeps its function, so checkpoints of a surgered run can meet in one game (payoff, ratings)."""
+  from agents import surgery  # pylint: disable=import-outside-toplevel
+  from agents.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
+  later = [r for r in surgeries(run_dir) if r["chunks"] >= step]  # surgeries after this checkpoint
+  cfgs = [cfg]
+  for r in reversed(later):  # the configs as they were, latest surgery first
+    agent = {**cfgs[0]["agent"], **{k: old for k, (old, _) in r["changed"].items()}}
+    cfgs.insert(0, {**cfgs[0], "agent": agent})
+  algos = [build(c)[1] for c in cfgs[:-1]] + [algo]
+  ckpt = Checkpointer(run_dir, max_to_keep=None)
+  try:
+    first = algos[0]
+    state, meta = ckpt.restore(checkpoint_view(first, jax.eval_shape(first.init, jax.random.PRNGKey(0))), step)
+  finally:
+    ckpt.close()
+  state = from_checkpoint(first, state)
+  for old_cfg, new_cfg, new_algo in zip(cfgs, cfgs[1:], algos[1:]):
+    state = surgery.migrate(old_cfg["agent"], new_cfg["agent"], state,
+                            new_algo.init(jax.random.PRNGKey(new_cfg["run"]["seed"])))
+  return state, meta
+
+
 def record_video(algo, params, obs_norm, path: str, seed: int = 0, width: int = 480,
                  height: int = 360) -> str:
   """Renders one episode of the deterministic policy to `path` (.mp4 or .gif); returns `path`.

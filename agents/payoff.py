@@ -25,10 +25,11 @@ def load_run(run_dir: str):
   with open(os.path.join(run_dir, "config.json")) as f:
     cfg = experiment.resolve(json.load(f))
   _, algo = experiment.build(cfg)
-  abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   ckpt = Checkpointer(run_dir, max_to_keep=None)
-  states = {int(s): ckpt.restore(abstract, s)[0] for s in ckpt.manager.all_steps()}
+  steps = [int(s) for s in ckpt.manager.all_steps()]
   ckpt.close()
+  # A checkpoint from before a surgery comes back migrated into the run's current architecture.
+  states = {s: experiment.restore_checkpoint(run_dir, cfg, algo, s)[0] for s in steps}
   if not states:
     raise FileNotFoundError(f"no checkpoints in {run_dir}")
   return algo, states

@@ -266,18 +266,14 @@ def checkpoint_steps(run_dir) -> list:
 def load_players(algo, run_dir, steps):
   """{step: ({"alice"/"bob": {"policy", "obs_norm"}}, pool, meta)} of the given checkpoints of a run,
   restored onto `algo`'s train state."""
-  abstract = experiment.checkpoint_view(algo, jax.eval_shape(algo.init, jax.random.PRNGKey(0)))
-  ckpt = Checkpointer(run_dir, max_to_keep=None)
+  cfg = _read_config(run_dir)
   out = {}
-  try:
-    for s in steps:
-      state, meta = ckpt.restore(abstract, s)
-      state = experiment.from_checkpoint(algo, state)
-      players = {a: {"policy": state.agents[a].params["policy"], "obs_norm": state.agents[a].obs_norm}
-                 for a in selfplay.AGENTS}
-      out[s] = (players, state.pool, meta)
-  finally:
-    ckpt.close()
+  for s in steps:
+    # A checkpoint from before a surgery comes back migrated into the run's current architecture.
+    state, meta = experiment.restore_checkpoint(run_dir, cfg, algo, s)
+    players = {a: {"policy": state.agents[a].params["policy"], "obs_norm": state.agents[a].obs_norm}
+               for a in selfplay.AGENTS}
+    out[s] = (players, state.pool, meta)
   return out
 
 
