@@ -388,7 +388,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   old_cfg = _saved_config(run_dir) if resuming else None
   changed = surgery.changed_fields(old_cfg["agent"], cfg["agent"]) if resuming else []
   fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming or bool(changed))
-  flops_future = count_flops(algo, seed, updates_per_chunk) if rc["count_flops"] else None
+  flops_future = None  # started after the first chunk (see below)
   if resuming and changed:
     ts, meta = resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name)
   elif resuming:
@@ -418,6 +418,11 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       env_steps = (chunk + 1) * steps_per_chunk
       row = {"env_steps": env_steps, "wall_s": round(time.time() - wall0, 3), "train/sps": sps,
              **{k: float(v) for k, v in {**m, **ev}.items()}}
+      # Counting FLOPs lowers every loop body of the train chunk (15-60 s of a core): started once the
+      # first chunk has run, so it never delays the start, and only when 3 or more chunks are still to
+      # come, where the figure is worth the CPU it takes from training.
+      if rc["count_flops"] and flops_future is None and total_chunks - chunk - 1 >= 3:
+        flops_future = count_flops(algo, seed, updates_per_chunk)
       if flops_future is not None and flops_future.done() and flops_future.exception() is None:
         per_step = flops_future.result()["flops"] / updates_per_chunk
         # The compute before this invocation comes from the checkpoint (it may have had another

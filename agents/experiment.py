@@ -44,7 +44,8 @@ RUN_DEFAULTS = {
     "max_minutes": 0,          # >0: stop (checkpointed, resumable) once this much wall-clock has passed
     "devices": 0,              # CPU: host devices the env batch is split over (0: one per core); the
                                # count used is written here, so a resume uses it (it is part of the seed)
-    "count_flops": True,       # log compute/flops_per_step and compute/pflops_days (agents.flops)
+    "count_flops": True,       # log compute/flops_per_step and compute/pflops_days (agents.flops; counted
+                               # in a thread after the first chunk, in runs with 3 or more chunks left)
     "ratings_every": 0,        # self-play: TrueSkill ratings of the kept checkpoints (agents.ratings) every
                                # N host calls, into ratings.json/.png; 0: off (python -m agents.ratings)
 }
