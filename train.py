@@ -303,11 +303,6 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   return futures, seconds
 
 
-def _saved_config(run_dir):
-  with open(os.path.join(run_dir, "config.json")) as f:
-    return experiment.resolve(json.load(f))
-
-
 def restore(algo, ckpt, mesh, seed, step=None):
   """(train state, meta) of a checkpoint (default: the latest), placed as `algo`'s state is on `mesh`."""
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
@@ -348,7 +343,7 @@ def rate_checkpoints(run_dir, algo, logger):
 
 def count_flops(algo, seed, updates_per_chunk):
   """A Future of agents.flops.count of one train chunk (HLO cost analysis with loops counted as they
-  run), computed in a thread while the compiled functions build; rows log it once it is there."""
+  run), computed in a thread (run starts it after the first chunk); rows log it once it is there."""
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
   pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="flops")
   future = pool.submit(flops.count, lambda t: algo.train_many(t, updates_per_chunk), abstract)
@@ -385,7 +380,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
 
   t0 = time.time()
   resuming = resume and ckpt.latest_step() is not None
-  old_cfg = _saved_config(run_dir) if resuming else None
+  old_cfg = experiment.run_config(run_dir) if resuming else None
   changed = surgery.changed_fields(old_cfg["agent"], cfg["agent"]) if resuming else []
   fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming or bool(changed))
   flops_future = None  # started after the first chunk (see below)

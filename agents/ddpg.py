@@ -268,7 +268,7 @@ class DDPG:
     # Sample reuse: the gradient steps a transition takes part in over its life in the buffer (expected,
     # once the buffer is full: sampled batch_size x updates_per_cycle per cycle, of the cycle's new ones).
     reuse = c.batch_size * c.updates_per_cycle / (c.num_envs * c.unroll_length)
-    metrics["data/sample_reuse"] = jnp.float32(reuse)
+    metrics.update(episodes.data_quality(reuse, metrics.pop("data/staleness")))
     ts = ts.replace(params=params, target=target, opt_state=opt_state, obs_norm=obs_norm, buffer=buffer,
                     env_state=env_state, key=key, updates=ts.updates + 1)
     return ts, metrics

@@ -324,8 +324,7 @@ def load_policy(run_dir: str, deterministic: bool = True, step: int | None = Non
   """act(obs, key) -> env action, from a run directory's config.json and latest (or `step`) checkpoint
   (a recurrent policy: act(obs, key, carry) -> (action, carry), with `act.initial_carry(batch_shape)`)."""
   from agents.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
-  with open(os.path.join(run_dir, "config.json")) as f:
-    cfg = resolve(json.load(f))
+  cfg = run_config(run_dir)
   _, algo = build(cfg)
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   ckpt = Checkpointer(run_dir)
@@ -344,31 +343,52 @@ def surgeries(run_dir: str):
     return [json.loads(line) for line in f if line.strip()]
 
 
-def restore_checkpoint(run_dir: str, cfg: Dict[str, Any], algo, step: int):
-  """(train state in `algo`'s architecture, meta) of checkpoint `step` of a run whose config is now `cfg`.
+def run_config(run_dir: str) -> Dict[str, Any]:
+  """The resolved config.json of a train.py run directory (FileNotFoundError if there is none)."""
+  path = os.path.join(run_dir, "config.json")
+  if not os.path.isfile(path):
+    raise FileNotFoundError(f"{run_dir}: no config.json, so not a run directory that train.py wrote")
+  with open(path) as f:
+    return resolve(json.load(f))
+
+
+def restore_checkpoints(run_dir: str, cfg: Dict[str, Any], algo, steps):
+  """{step: (train state in `algo`'s architecture, meta)} for checkpoints `steps` of a run whose config is
+  now `cfg`.
 
   A checkpoint written before a surgery (`--resume` with a changed architecture) is restored in the
   architecture it was saved in and carried through each later surgery by `agents.surgery.migrate`,
-  which keeps its function, so checkpoints of a surgered run can meet in one game (payoff, ratings)."""
+  which keeps its function, so checkpoints of a surgered run can meet in one game (payoff, ratings).
+  Each architecture's algorithm, restore target and migration donor is built once for all steps."""
   from agents import surgery  # pylint: disable=import-outside-toplevel
   from agents.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
-  later = [r for r in surgeries(run_dir) if r["chunks"] >= step]  # surgeries after this checkpoint
-  cfgs = [cfg]
-  for r in reversed(later):  # the configs as they were, latest surgery first
-    agent = {**cfgs[0]["agent"], **{k: old for k, (old, _) in r["changed"].items()}}
-    cfgs.insert(0, {**cfgs[0], "agent": agent})
-  algos = [build(c)[1] for c in cfgs[:-1]] + [algo]
+  records = surgeries(run_dir)
+  chains = {}  # number of later surgeries -> (configs oldest first, their algos, restore target, donors)
+
+  def chain(n):
+    if n not in chains:
+      cfgs = [cfg]
+      for r in reversed(records[len(records) - n:]):  # the configs as they were, latest surgery first
+        cfgs.insert(0, {**cfgs[0], "agent": {**cfgs[0]["agent"], **{k: old for k, (old, _) in r["changed"].items()}}})
+      algos = [build(c)[1] for c in cfgs[:-1]] + [algo]
+      target = checkpoint_view(algos[0], jax.eval_shape(algos[0].init, jax.random.PRNGKey(0)))
+      donors = [a.init(jax.random.PRNGKey(c["run"]["seed"])) for a, c in zip(algos[1:], cfgs[1:])]
+      chains[n] = (cfgs, algos, target, donors)
+    return chains[n]
+
   ckpt = Checkpointer(run_dir, max_to_keep=None)
+  out = {}
   try:
-    first = algos[0]
-    state, meta = ckpt.restore(checkpoint_view(first, jax.eval_shape(first.init, jax.random.PRNGKey(0))), step)
+    for step in steps:
+      cfgs, algos, target, donors = chain(sum(r["chunks"] >= step for r in records))
+      state, meta = ckpt.restore(target, step)
+      state = from_checkpoint(algos[0], state)
+      for old_cfg, new_cfg, donor in zip(cfgs, cfgs[1:], donors):
+        state = surgery.migrate(old_cfg["agent"], new_cfg["agent"], state, donor)
+      out[step] = (state, meta)
   finally:
     ckpt.close()
-  state = from_checkpoint(first, state)
-  for old_cfg, new_cfg, new_algo in zip(cfgs, cfgs[1:], algos[1:]):
-    state = surgery.migrate(old_cfg["agent"], new_cfg["agent"], state,
-                            new_algo.init(jax.random.PRNGKey(new_cfg["run"]["seed"])))
-  return state, meta
+  return out
 
 
 def record_video(algo, params, obs_norm, path: str, seed: int = 0, width: int = 480,

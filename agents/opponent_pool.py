@@ -97,11 +97,11 @@ def add(pool: Pool, snapshot, step=0, take=True) -> Pool:
               put(pool.added_at, jnp.asarray(step, jnp.int32)), pool.count + jnp.asarray(take, jnp.int32))
 
 
-def metrics(pool: Pool, prefix: str) -> dict:
+def metrics(pool: Pool, prefix: str, uniform: bool = False) -> dict:
   """Scalars for logging (finite, to be averaged over train steps): the pool's size, the spread of its
   quality scores, and the sampling distribution's largest probability and entropy (log N when uniform).
-  The whole score vector is `summary`'s."""
-  p = probs(pool)
+  The whole score vector is `summary`'s. `uniform`: the pool is drawn from uniformly (p_max, entropy)."""
+  p = probs(pool, uniform)
   on = filled(pool)
   return {f"{prefix}/size": size(pool), f"{prefix}/p_max": jnp.max(p),
           f"{prefix}/entropy": -jnp.sum(jnp.where(on, p * jnp.log(jnp.maximum(p, 1e-30)), 0.0)),

@@ -22,14 +22,13 @@ from agents.checkpoint import Checkpointer
 
 def load_run(run_dir: str):
   """(algo, {step: TrainState}) for every checkpoint of a self-play run directory."""
-  with open(os.path.join(run_dir, "config.json")) as f:
-    cfg = experiment.resolve(json.load(f))
+  cfg = experiment.run_config(run_dir)
   _, algo = experiment.build(cfg)
   ckpt = Checkpointer(run_dir, max_to_keep=None)
   steps = [int(s) for s in ckpt.manager.all_steps()]
   ckpt.close()
   # A checkpoint from before a surgery comes back migrated into the run's current architecture.
-  states = {s: experiment.restore_checkpoint(run_dir, cfg, algo, s)[0] for s in steps}
+  states = {s: st for s, (st, _) in experiment.restore_checkpoints(run_dir, cfg, algo, steps).items()}
   if not states:
     raise FileNotFoundError(f"no checkpoints in {run_dir}")
   return algo, states

@@ -215,18 +215,17 @@ class PPO:
     self.dist_cls = {"normal": D.Normal, "tanh_normal": D.TanhNormal,
                      "categorical": D.MultiCategorical}[c.distribution]
     total_grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
-    self.optimizer = optim.make(c.learning_rate, lr_schedule=c.lr_schedule, lr_end=c.learning_rate * c.lr_end_frac,
-                                steps=total_grad_steps, max_grad_norm=c.max_grad_norm,
+    lr = dict(lr_schedule=c.lr_schedule, lr_end=c.learning_rate * c.lr_end_frac, steps=total_grad_steps)
+    self.optimizer = optim.make(c.learning_rate, **lr, max_grad_norm=c.max_grad_norm,
                                 clip_sqrt_v=c.grad_clip_sqrt_v, eps=1e-5)
+    self.lr_at = optim.schedule(c.learning_rate, lr["lr_end"], c.lr_schedule, total_grad_steps)
     self.ent_coef = optim.schedule(c.ent_coef, c.ent_coef_end, c.ent_schedule, c.num_updates)
 
   # --- pieces ------------------------------------------------------------------------------------
   def learning_rate(self, ts: TrainState):
     """The scheduled learning rate of this train step's first gradient step."""
     c = self.config
-    return optim.schedule(c.learning_rate, c.learning_rate * c.lr_end_frac, c.lr_schedule,
-                          c.num_updates * c.update_epochs * c.num_minibatches)(
-                              ts.updates * c.update_epochs * c.num_minibatches)
+    return self.lr_at(ts.updates * c.update_epochs * c.num_minibatches)
 
   def features(self, obs):
     return N.features(wrappers.flatten_goal_obs(obs) if self.flatten and isinstance(obs, dict) else obs)

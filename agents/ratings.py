@@ -230,11 +230,7 @@ def play_pair(algo, pool, alice, bob, seed: int = 0, games: int | None = None) -
 # --- run directories ------------------------------------------------------------------------------------
 
 def _read_config(run_dir):
-  path = os.path.join(run_dir, "config.json")
-  if not os.path.isfile(path):
-    raise FileNotFoundError(f"{run_dir}: no config.json, so not a run directory that train.py wrote")
-  with open(path) as f:
-    cfg = experiment.resolve(json.load(f))
+  cfg = experiment.run_config(run_dir)
   if cfg["agent"]["algo"] != "asp":
     raise ValueError(f"{run_dir} is not a self-play run (agent.algo={cfg['agent']['algo']!r}); ratings need "
                      f"agent.algo='asp'")
@@ -268,9 +264,8 @@ def load_players(algo, run_dir, steps):
   restored onto `algo`'s train state."""
   cfg = _read_config(run_dir)
   out = {}
-  for s in steps:
-    # A checkpoint from before a surgery comes back migrated into the run's current architecture.
-    state, meta = experiment.restore_checkpoint(run_dir, cfg, algo, s)
+  # A checkpoint from before a surgery comes back migrated into the run's current architecture.
+  for s, (state, meta) in experiment.restore_checkpoints(run_dir, cfg, algo, steps).items():
     players = {a: {"policy": state.agents[a].params["policy"], "obs_norm": state.agents[a].obs_norm}
                for a in selfplay.AGENTS}
     out[s] = (players, state.pool, meta)

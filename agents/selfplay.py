@@ -295,6 +295,7 @@ class AsymmetricSelfPlay:
     self.optimizer = optim.make(c.learning_rate, lr_schedule=c.lr_schedule, lr_end=c.learning_rate * c.lr_end_frac,
                                 steps=grad_steps, max_grad_norm=c.max_grad_norm, clip_sqrt_v=c.grad_clip_sqrt_v)
     self.ent_coef = optim.schedule(c.ent_coef, c.ent_coef_end, c.ent_schedule, c.num_updates)
+    self.uniform_opponents = c.opponent_sampling == "uniform"
     self.holdout_world = dict(env.world.config, action_bins=bins)
 
   # --- features and heads ------------------------------------------------------------------------
@@ -355,7 +356,7 @@ class AsymmetricSelfPlay:
     from each agent's pool by quality (or uniformly, `opponent_sampling`)."""
     G = self.config.num_envs
     p = self.config.game_past_prob
-    uniform = self.config.opponent_sampling == "uniform"
+    uniform = self.uniform_opponents
     k_u, k_a, k_b = jax.random.split(key, 3)
     u = jax.random.uniform(k_u, (G,))
     return (u < p, (u >= p) & (u < 2 * p), opponent_pool.sample(ts.pool["alice"], k_a, (G,), uniform),
@@ -367,7 +368,7 @@ class AsymmetricSelfPlay:
     drawn with). -> (pools, metrics)."""
     past_alice, past_bob, idx_a, idx_b = opp
     alice_wins, bob_wins = game_outcomes(traj)
-    uniform = self.config.opponent_sampling == "uniform"
+    uniform = self.uniform_opponents
     eta = self.config.pool_eta
     upd = lambda pool, idx, wins: opponent_pool.update_quality(pool, idx, wins, eta,
                                                                 opponent_pool.probs(pool, uniform))
@@ -563,7 +564,7 @@ class AsymmetricSelfPlay:
     metrics.update(episodes.data_quality(c.update_epochs, 0.0))  # synchronous: staleness 0
     metrics["train/ent_coef"] = ent_coef
     for a in AGENTS:
-      metrics.update(opponent_pool.metrics(pool[a], f"pool/{a}"))
+      metrics.update(opponent_pool.metrics(pool[a], f"pool/{a}", self.uniform_opponents))
     metrics.update(self.game_metrics(traj, data, opp))
     return ts, metrics
 

@@ -72,7 +72,7 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   assert rows[-1]["env_steps"] == 51200 and row2["eval/success_rate"] >= 0.9, rows[-1]  # no drop
   # The checkpoint from before the surgery still loads, migrated into the run's new architecture (what
   # the payoff matrix and the ratings of a surgered run use), acting as it did.
-  old3, meta3 = experiment.restore_checkpoint(str(tmp_path), new, new_algo, 3)
+  old3, meta3 = experiment.restore_checkpoints(str(tmp_path), new, new_algo, [3])[3]
   assert meta3["chunks"] == 3
   np.testing.assert_allclose(new_algo.policy(old3.params, old3.obs_norm)(obs, None), before, atol=1e-5)
 
