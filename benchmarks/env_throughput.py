@@ -247,21 +247,29 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
 
 
 # ------------------------------------------------------------------------------------------ C MuJoCo
-def c_action_box(env, family: str):
-  """Bounds of the gripper's mocap target, as the env clips them."""
+def c_target_clip(env, family: str):
+  """A numpy function clipping the gripper's mocap target as the env does."""
   if family == "fetch":
-    return np.asarray(env.workspace_low, np.float64), np.asarray(env.workspace_high, np.float64)
+    from mjx_envs.fetch.env import REACH_RADIUS  # pylint: disable=import-outside-toplevel
+    c = np.asarray(env.reach_centre, np.float64)
+    low = np.array([env.reach_x_min, -np.inf, env.reach_z_min])
+
+    def clip(target):
+      target = np.maximum(target, low)
+      r = np.linalg.norm(target - c)
+      return c + (target - c) * min(1.0, REACH_RADIUS / max(r, 1e-6))
+    return clip
   from mjx_envs.blocks.scene import TABLE_HALF, TABLE_POS, TABLE_Z  # pylint: disable=import-outside-toplevel
   lo = np.array([TABLE_POS[0] - TABLE_HALF[0], TABLE_POS[1] - TABLE_HALF[1], TABLE_Z + 0.003])
   hi = np.array([TABLE_POS[0] + TABLE_HALF[0], TABLE_POS[1] + TABLE_HALF[1], TABLE_Z + 0.4])
-  return lo, hi
+  return lambda target: np.clip(target, lo, hi)
 
 
 def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0) -> dict:
   """Single-thread C MuJoCo on env.mj_model: control steps per second, started from a reset state.
 
   Each control step: the mocap target = tcp + 0.05 * a[:3] (clipped as the env does; Fetch moves it
-  linearly over the substeps, as its env does), the finger ctrl from a[-1], then `n_substeps` mj_step.
+  linearly over the substeps, as its env does), the finger ctrl from a[-1] (Fetch: the finger position + a[-1]), then `n_substeps` mj_step.
   """
   m = env.mj_model
   first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
@@ -272,10 +280,11 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
     getattr(d, field)[:] = getattr(first, field)
   mujoco.mj_forward(m, d)
   g = env.gripper
-  lo, hi = c_action_box(env, family)
+  clip = c_target_clip(env, family)
   interp = family == "fetch"
   locked = family == "fetch" and getattr(env, "block_gripper", False)
   from mjx_envs.gripper import MAX_OPENING  # pylint: disable=import-outside-toplevel
+  from mjx_envs.fetch.env import FINGER_CTRL_MAX  # pylint: disable=import-outside-toplevel
   rng = np.random.default_rng(seed)
   chunk = 50
   n_sub = env.n_substeps
@@ -287,8 +296,12 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
     t0 = time.perf_counter()
     for a in acts:
       tcp = d.qpos[g.free_qpos:g.free_qpos + 3]
-      target = np.clip(tcp + 0.05 * a[:3], lo, hi)
-      d.ctrl[:] = 0.0 if locked else (a[-1] + 1.0) * 0.5 * MAX_OPENING
+      target = clip(tcp + 0.05 * a[:3])
+      if family == "fetch":  # the reference's effort-like fingers: servo target = position + a[3]
+        fq = d.qpos[list(g.finger_qpos)]
+        d.ctrl[:] = np.clip(fq + (0.0 if locked else a[-1]), 0.0, FINGER_CTRL_MAX)
+      else:
+        d.ctrl[:] = (a[-1] + 1.0) * 0.5 * MAX_OPENING
       if interp:
         start = d.mocap_pos[g.mocap].copy()
         for f in fracs:

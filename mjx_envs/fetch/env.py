@@ -124,21 +124,47 @@ TABLE = {  # visual table box: centre xy and half extents xy (the reference's ta
     "FetchSlide": ((1.32441906, 0.75018422), (0.625, 0.45)),
     "FetchPickAndPlace": ((1.3, 0.75), (0.25, 0.35)),
 }
-SLIDE_FRICTION = 0.05   # Slide: table and puck sliding friction (the reference: 0.1)
-BLOCK_FRICTION = 0.5    # Push/PickAndPlace: table and cube sliding friction (the reference: 1.0)
+TABLE_TOP_Z = {t: (HEIGHT_OFFSET[t] - OBJECT_HALF[t][2]) if t in OBJECT_HALF
+               else HEIGHT_OFFSET["FetchPush"] - 0.025 for t in HEIGHT_OFFSET}
+# Physical parameters of gymnasium-robotics 1.4.2's model (tests/fixtures/fetch_dynamics_reference.json).
+FRICTION = 1.0          # Push/PickAndPlace: object and table sliding friction (MuJoCo's default)
+SLIDE_FRICTION = 0.1    # Slide: puck and table sliding friction
+OBJECT_MASS = 2.0       # kg, object and puck
+FINGER_HALF = (0.0135, 0.007, 0.0385)   # finger box half sizes: x (depth), y (thickness), z (length)
+FINGER_GAP = 0.0009     # inner finger face to the centre line with the finger joint at 0
+TIP_BELOW_TCP = 0.0185  # fingertips below the tcp (the reference's grip site is 0.02 from the link
+                        # origin along the fingers, whose tips reach 0.0385)
+PALM_HALF = (0.02, 0.05, 0.012)
+FINGER_MASS = 4.0
+FINGER_DAMPING = 1000.0  # finger slide joints: damping (N s/m) and armature (kg)
+FINGER_ARMATURE = 100.0
+FINGER_FRICTION = (1.0, 0.05, 0.01)
+FINGER_KP = 30000.0      # position servos; ctrl = finger position + a[3], clipped to [0, FINGER_CTRL_MAX]
+FINGER_CTRL_MAX = 0.2
+GRIPPER_MASS = 1.5175
+WELD_SOLREF = (0.016, 1.0)  # the reference: 0.02; 0.016 (2 x sim_dt) matches its gripper speed
+WELD_SOLIMP = (0.9, 0.95, 0.001)
+# Contact bits (contype/conaffinity): the object meets the table box, the floor and the gripper; the
+# gripper meets the object and a plane at the table top.
+CONTACT_BITS = {"world": 1, "gripper": 2, "object": 4, "table_top": 8}
+TABLE_PRESS = 0.005    # the tcp target may go this far below fingertips-on-the-table (the
+                       # reference's Push/Slide start pressed ~5 mm into it)
 MAX_POS_CHANGE = 0.05   # metres per unit action per control step
 MIN_OBJECT_GRIPPER_DIST = 0.1
 _N_CANDIDATES = 64
 AIR_MAX = 0.45          # PickAndPlace: goal z += U(0, AIR_MAX) with probability air_prob
 
-# Workspace box for the mocap target, relative to the initial gripper position: (low xyz, high xyz).
-# z is additionally bounded below by the table top + 0.005 m.
-WORKSPACE = {
-    "FetchReach": ((-0.3, -0.3, -0.3), (0.3, 0.3, 0.3)),
-    "FetchPush": ((-0.3, -0.3, -0.3), (0.3, 0.3, 0.3)),
-    "FetchSlide": ((-0.35, -0.45, -0.3), (0.1, 0.45, 0.3)),
-    "FetchPickAndPlace": ((-0.3, -0.3, -0.3), (0.3, 0.3, 0.6)),
-}
+# The arm's reach (measured on gymnasium-robotics 1.4.2: constant actions in the 26 directions of
+# {-1, 0, 1}^3 for 40 steps from the seed-0 start; tests/fixtures/fetch_dynamics_reference.*). The tcp stops
+# on a sphere of radius 1.05 m (+-0.015 over 17 forward, sideways and vertical directions) centred
+# 4 cm ahead of and 3 cm above the shoulder pan joint, and moving back it stops ~0.09 m behind the
+# shoulder (the robot's body). The mocap target is projected into that set; z is also bounded by the
+# table top (see TABLE_PRESS).
+SHOULDER = {"FetchReach": (0.725, 0.744, 0.736), "FetchPush": (0.725, 0.744, 0.736),
+            "FetchPickAndPlace": (0.725, 0.744, 0.736), "FetchSlide": (0.37, 0.744, 0.736)}
+REACH_CENTRE = (0.04, 0.0, 0.03)   # relative to the shoulder
+REACH_RADIUS = 1.05
+REACH_BACK = 0.09                  # the tcp stays at x >= shoulder x - REACH_BACK
 
 
 def default_config(task: str) -> Dict[str, Any]:
@@ -150,8 +176,8 @@ def default_config(task: str) -> Dict[str, Any]:
       # MuJoCo timestep (s) and physics steps per control step (dt = sim_dt * n_substeps = 0.04 s).
       # Push and Slide need the finer step: at 0.008 s a pushed cube now and then flips over (a bad
       # box-box contact), and striking the puck precisely depends on clean contact dynamics.
-      "sim_dt": 0.004 if task in ("FetchPush", "FetchSlide") else 0.008,
-      "n_substeps": 10 if task in ("FetchPush", "FetchSlide") else 5,
+      "sim_dt": 0.008,
+      "n_substeps": 5,
       "iterations": 4,                # constraint solver iterations
       "ls_iterations": 8,             # solver line-search iterations
       "cone": "elliptic",             # friction cone: "elliptic" or "pyramidal" (see the module docstring)
@@ -220,38 +246,77 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
     _float_in(task, cfg, "air_prob", 0.0, 1.0)
 
 
+def gripper_xml(pos, condim: int = 4) -> str:
+  """MJCF for the mocap body and Fetch's gripper at `pos` (the `tcp` site, the reference's `robot0:grip`).
+
+  The reference's gripper link, reduced to what touches the world: two box fingers (the reference's
+  sizes, masses, joint damping and armature, friction 1 and torsional/rolling 0.05/0.01) that slide along
+  y, and a palm box above them. The fingertips are TIP_BELOW_TCP below the tcp, as the reference's tips
+  are below `robot0:grip`. Contact bits: fingers collide with the object and the table top; the palm
+  with the object only (see CONTACT_BITS).
+  """
+  fx, fy, fz = FINGER_HALF
+  px, py, pz = PALM_HALF
+  x, y, z = pos
+  fc = fz - TIP_BELOW_TCP              # finger centre height above the tcp
+  palm_z = fc + fz + pz
+  fr = f'friction="{FINGER_FRICTION[0]} {FINGER_FRICTION[1]} {FINGER_FRICTION[2]}"'
+  joint = (f'type="slide" range="0 {gripper_lib.MAX_OPENING}" damping="{FINGER_DAMPING}" '
+           f'armature="{FINGER_ARMATURE}" solreflimit="0.01 1" solimplimit="0.99 0.999 0.01"')
+  b = CONTACT_BITS
+  finger_geom = (f'type="box" size="{fx} {fy} {fz}" mass="{FINGER_MASS}" {fr} rgba="0.2 0.2 0.2 1" '
+                 f'contype="{b["gripper"]}" conaffinity="{b["object"] | b["table_top"]}" condim="{condim}"')
+  return f"""
+    <body name="mocap" mocap="true" pos="{x} {y} {z}"/>
+    <body name="gripper" pos="{x} {y} {z}" gravcomp="1">
+      <freejoint name="gripper_free"/>
+      <inertial pos="0 0 {palm_z}" mass="{GRIPPER_MASS}" diaginertia="0.0024 0.0019 0.0013"/>
+      <geom name="palm" type="box" size="{px} {py} {pz}" pos="0 0 {palm_z}" rgba="0.3 0.3 0.35 1"
+            contype="{b["gripper"]}" conaffinity="{b["object"]}"/>
+      <site name="tcp" pos="0 0 0" size="0.005" rgba="1 0 0 0.5" group="3"/>
+      <body name="finger_l" pos="0 {FINGER_GAP + fy} {fc}" gravcomp="1">
+        <joint name="finger_l" axis="0 1 0" {joint}/>
+        <geom name="finger_l" {finger_geom}/>
+      </body>
+      <body name="finger_r" pos="0 {-FINGER_GAP - fy} {fc}" gravcomp="1">
+        <joint name="finger_r" axis="0 -1 0" {joint}/>
+        <geom name="finger_r" {finger_geom}/>
+      </body>
+    </body>"""
+
+
 def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, cone: str = "elliptic",
               condim=None) -> str:
   """The MJCF of `task`; `cone` and `condim` as the config keys of the same names."""
   has_object = task != "FetchReach"
   gx, gy, gz = INITIAL_GRIPPER_XPOS[task]
-  if has_object:
-    hx, hy, hz = OBJECT_HALF[task]
-    table_z = HEIGHT_OFFSET[task] - hz
-  else:
-    table_z = HEIGHT_OFFSET["FetchPush"] - 0.025
   slide = task == "FetchSlide"
-  table_friction = SLIDE_FRICTION if slide else BLOCK_FRICTION
+  friction = SLIDE_FRICTION if slide else FRICTION
   (tx, ty), (thx, thy) = TABLE[task]
+  table_z = TABLE_TOP_Z[task]
   # The default camera of `mjx_envs.render`: the table and goal region, from the far side.
   k = 1.25 if slide else 0.9
   camera = camera_xml("overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k),
                       (tx, ty, table_z + 0.15))
+  b = CONTACT_BITS
   obj = ""
   obj_condim = condim or 3
   finger_condim = condim or 4
   if has_object:
+    hx, hy, hz = OBJECT_HALF[task]
     ox, oy = gx + 0.15, gy  # placeholder; reset places the object
     rgba = "0.2 0.4 0.9 1" if slide else "0.9 0.2 0.2 1"
-    friction = f"{SLIDE_FRICTION if slide else BLOCK_FRICTION} 0.005 0.0001"
-    shape = f'type="box" size="{hx} {hy} {hz}"'
     obj = f"""
     <body name="object0" pos="{ox} {oy} {HEIGHT_OFFSET[task]}">
       <freejoint name="object0:joint"/>
-      <geom name="object0" {shape} mass="0.2" friction="{friction}"
-            condim="{obj_condim}" rgba="{rgba}" contype="1" conaffinity="3"/>
+      <geom name="object0" type="box" size="{hx} {hy} {hz}" mass="{OBJECT_MASS}"
+            friction="{friction} 0.005 0.0001" condim="{obj_condim}" rgba="{rgba}"
+            contype="{b["object"]}" conaffinity="{b["world"] | b["gripper"]}"/>
       <site name="object0" pos="0 0 0" size="0.005" rgba="1 0 0 1" group="3"/>
     </body>"""
+  # The table is a box the object rests on and can fall from (box-box contacts); the gripper meets only
+  # a plane at the table top (cheap plane-box contacts), which it cannot leave: the reach clip keeps it
+  # above the table top's height.
   return f"""
 <mujoco model="{task}">
   <compiler angle="radian" autolimits="true"/>
@@ -264,19 +329,25 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, con
     <light pos="1.3 0.75 3.5" dir="0 0 -1" cutoff="70"/>  <!-- see the block world's scene.py -->
     {camera}
     <geom name="floor" type="plane" size="10 10 0.1" pos="1 0.75 0" rgba="0.8 0.8 0.8 1"
-          contype="0" conaffinity="0"/>
-    <geom name="table_top" type="plane" size="{thx} {thy} 0.05" pos="{tx} {ty} {table_z}"
-          rgba="0 0 0 0" friction="{table_friction} 0.005 0.0001" contype="1" conaffinity="1"/>
-    <geom name="table_visual" type="box" size="{thx} {thy} {table_z / 2 - 0.0005}"
-          pos="{tx} {ty} {table_z / 2 - 0.0005}" rgba="0.6 0.5 0.4 1" contype="0" conaffinity="0"/>
+          contype="{b["world"]}" conaffinity="0"/>
+    <geom name="table" type="box" size="{thx} {thy} {table_z / 2}" pos="{tx} {ty} {table_z / 2}"
+          rgba="0.6 0.5 0.4 1" friction="{friction} 0.005 0.0001" contype="{b["world"]}" conaffinity="0"/>
+    <geom name="table_top" type="plane" size="{thx} {thy} 0.05" pos="{tx} {ty} {table_z}" rgba="0 0 0 0"
+          friction="{friction} 0.005 0.0001" contype="{b["table_top"]}" conaffinity="0"/>
     <body name="target" mocap="true" pos="{gx} {gy} {gz}">
       <site name="target" type="sphere" size="0.02" rgba="1 0 0 0.5"/>
     </body>
-    {gripper_lib.worldbody_xml((gx, gy, gz), condim=finger_condim)}
+    {gripper_xml((gx, gy, gz), condim=finger_condim)}
     {obj}
   </worldbody>
-  <actuator>{gripper_lib.actuator_xml()}</actuator>
-  <equality>{gripper_lib.equality_xml()}</equality>
+  <actuator>
+    <position name="finger_l" joint="finger_l" kp="{FINGER_KP}" ctrlrange="0 {FINGER_CTRL_MAX}"/>
+    <position name="finger_r" joint="finger_r" kp="{FINGER_KP}" ctrlrange="0 {FINGER_CTRL_MAX}"/>
+  </actuator>
+  <equality>
+    <weld body1="mocap" body2="gripper" solref="{WELD_SOLREF[0]} {WELD_SOLREF[1]}"
+          solimp="{WELD_SOLIMP[0]} {WELD_SOLIMP[1]} {WELD_SOLIMP[2]}"/>
+  </equality>
   <contact>{gripper_lib.contact_xml()}</contact>
 </mujoco>"""
 
@@ -350,11 +421,9 @@ class FetchEnv(GoalEnv):
       jo = mj_model.joint("object0:joint")
       self._obj_qpos = int(jo.qposadr[0])
       self._obj_qvel = int(jo.dofadr[0])
-    lo, hi = WORKSPACE[task]
-    ws_lo = self.initial_gripper_xpos + np.asarray(lo, np.float32)
-    ws_lo[2] = max(ws_lo[2], self._table_z + 0.005)
-    self.workspace_low = ws_lo
-    self.workspace_high = self.initial_gripper_xpos + np.asarray(hi, np.float32)
+    self.reach_centre = np.asarray(SHOULDER[task], np.float32) + np.asarray(REACH_CENTRE, np.float32)
+    self.reach_x_min = float(SHOULDER[task][0] - REACH_BACK)
+    self.reach_z_min = self._table_z + TIP_BELOW_TCP - TABLE_PRESS
 
     qpos0 = np.array(mj_model.qpos0, np.float32)
     g = self.gripper
@@ -363,6 +432,19 @@ class FetchEnv(GoalEnv):
     self._qpos0 = qpos0
     self._mocap_pos0 = np.array(mj_model.body_pos[mj_model.body_mocapid >= 0], np.float32)
     self._mocap_pos0[g.mocap] = self.initial_gripper_xpos
+
+  def clip_to_reach(self, target: jax.Array) -> jax.Array:
+    """[3] mocap target -> the nearest point the arm reaches (see SHOULDER): above the table top's
+    height, not behind the robot's body, within the reach sphere (radial projection)."""
+    target = jnp.maximum(target, jnp.array([self.reach_x_min, -jnp.inf, self.reach_z_min]))
+    c = jnp.asarray(self.reach_centre)
+    r = jnp.linalg.norm(target - c)
+    return c + (target - c) * jnp.minimum(1.0, REACH_RADIUS / jnp.maximum(r, 1e-6))
+
+  def reach_x_max(self, y, z):
+    """The farthest x the tcp reaches at (y, z) (the sphere's front; the Slide expert's room)."""
+    c = self.reach_centre
+    return c[0] + jnp.sqrt(jnp.maximum(REACH_RADIUS ** 2 - (y - c[1]) ** 2 - (z - c[2]) ** 2, 0.0))
 
   # ---------------------------------------------------------------- goal API
   def compute_reward(self, achieved_goal, desired_goal, info=None):
@@ -455,12 +537,13 @@ class FetchEnv(GoalEnv):
     g = self.gripper
     goal = state.info["goal"]
     tcp = d.qpos[g.free_qpos:g.free_qpos + 3]
-    target = jnp.clip(tcp + MAX_POS_CHANGE * action[:3], self.workspace_low, self.workspace_high)
-    if self.block_gripper:
-      ctrl = jnp.zeros(self.mj_model.nu, jnp.float32)
-    else:
-      opening = (action[3] + 1.0) * 0.5 * gripper_lib.MAX_OPENING
-      ctrl = jnp.full((self.mj_model.nu,), opening, jnp.float32)
+    target = self.clip_to_reach(tcp + MAX_POS_CHANGE * action[:3])
+    # Fingers as the reference's `ctrl_set_action`: each servo's target is its finger's position plus
+    # a[3] (clipped to the control range), an effort-like command (Push/Slide/Reach: a[3] = 0, the
+    # fingers hold where they are).
+    finger_q = d.qpos[jnp.array(g.finger_qpos)]
+    grip = jnp.zeros(()) if self.block_gripper else action[3]
+    ctrl = jnp.clip(finger_q + grip, 0.0, FINGER_CTRL_MAX).astype(jnp.float32)
     # Within the control step the mocap moves linearly from its last target to the new one.
     d = self.physics_step(d, ctrl=ctrl, mocap_pos=d.mocap_pos.at[g.mocap].set(target),
                           interpolate_mocap=True)

@@ -11,7 +11,7 @@ actions in [-1, 1] (a gripper displacement of up to 0.05 m per step and a finger
 - PickAndPlace: open above the object, descend, close, then carry the object to the goal.
 - Slide: lift, move behind the puck, lower, then give it the speed at which friction stops it at the
   goal (v = sqrt(2 * mu * g * D)): either carry it in contact up to that speed and stop (when the
-  workspace edge leaves room), or run up and hit it (the contact's restitution adds ~20 %).
+  arm's reach leaves room), or run up and hit it (the contact's restitution adds ~20 %).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from mjx_envs.fetch.env import SLIDE_FRICTION
+from mjx_envs.fetch.env import FINGER_HALF, OBJECT_HALF, SLIDE_FRICTION, TIP_BELOW_TCP
 from mjx_envs.scripted import Controller
 
 _STEP = 0.05  # metres per unit action (env.MAX_POS_CHANGE)
@@ -77,8 +77,8 @@ def reach_controller(env) -> Controller:
 def pick_and_place_controller(env) -> Controller:
   """Phases: 0 above the object (open), 1 descend (open), 2 close, 3 carry to the goal (closed)."""
   r = _Read(env)
-  grasp_z = r.table_z + 0.008        # tcp height for the grasp (fingertips just above the table)
-  hover = 0.06                       # tcp height above the grasp height while aligning
+  grasp_z = r.table_z + OBJECT_HALF["FetchPickAndPlace"][2]  # tcp at the object's centre height
+  hover = 0.07                       # tcp height above the grasp height while aligning
 
   def init(state):
     return {"phase": jnp.zeros((), jnp.int32), "t": jnp.zeros((), jnp.int32)}
@@ -95,7 +95,7 @@ def pick_and_place_controller(env) -> Controller:
     t = jnp.where(phase == 2, t + 1, 0)
     phase = jnp.where((phase == 2) & (t > 3), 3, phase)
     # if the object slipped out during carry, start over
-    lost = (phase == 3) & (jnp.linalg.norm(obj - tcp - jnp.array([0, 0, 0.025])) > 0.04)
+    lost = (phase == 3) & (jnp.linalg.norm(obj - tcp) > 0.04)
     phase = jnp.where(lost, 0, phase)
 
     # While aligning, keep low once close (avoid a long descent), else move in xy first.
@@ -119,11 +119,11 @@ def push_controller(env, push_step: float = 0.02, touch_step: float = 0.008,
   4 back off (low) after slipping off the line. Once the object is within `done_radius` of the goal the
   gripper holds still (until the object is more than `undone_radius` away)."""
   r = _Read(env)
-  low = r.table_z + 0.014            # tcp height when pushing (the reference's initial height)
-  high = r.table_z + 0.075           # clears the object (its top is table + 0.05)
-  back = 0.06                        # tcp distance behind the object centre before pushing
-  contact = 0.04                     # tcp distance behind the object centre while pushing
-  clear = 0.055                      # behind the object by this much, the gripper can move sideways
+  low = r.table_z + TIP_BELOW_TCP + 0.004   # tcp height when pushing: fingertips 4 mm above the table
+  high = r.table_z + TIP_BELOW_TCP + 0.07   # fingertips clear the object (its top is table + 0.05)
+  contact = 0.025 + FINGER_HALF[0] + 0.002  # tcp distance behind the object centre while pushing
+  back = contact + 0.025             # tcp distance behind the object centre before pushing
+  clear = contact + 0.017            # behind the object by this much, the gripper can move sideways
 
   def init(state):
     return {"phase": jnp.zeros((), jnp.int32), "done": jnp.zeros((), jnp.bool_)}
@@ -183,7 +183,7 @@ def slide_controller(env, mu_eff: float = SLIDE_FRICTION * 9.81, accel: float = 
   - carry (enough room before the workspace edge): touch the puck gently, ramp the gripper's speed up
     to v_need with the puck in contact, hold it for `hold_steps` control steps, stop; the puck slides
     free at the gripper's speed. Needs about `room_per_speed * v_need` metres of travel.
-  - hit (puck close to the workspace edge): run up from further behind at v_need / `bounce` and hit
+  - hit (puck close to the edge of the arm's reach): run up from further behind at v_need / `bounce` and hit
     the puck, which leaves `bounce` times faster than the gripper (the contact's restitution).
 
   Phases: 0 lift, 1 move behind the puck (high), 2 lower, 3 approach / run up, 4 accelerate in contact,
@@ -191,11 +191,10 @@ def slide_controller(env, mu_eff: float = SLIDE_FRICTION * 9.81, accel: float = 
   the privileged state), not of the lagging gripper.
   """
   r = _Read(env)
-  low = r.table_z + 0.005
-  high = r.table_z + 0.06
+  low = r.table_z + TIP_BELOW_TCP + 0.004
+  high = r.table_z + TIP_BELOW_TCP + 0.06
   back = 0.055
   dt = env.dt
-  x_max = float(env.workspace_high[0])
   mocap = env.gripper.mocap
   ph, pw = 0.025, 0.025                       # puck half extents (x, y)
 
@@ -209,6 +208,7 @@ def slide_controller(env, mu_eff: float = SLIDE_FRICTION * 9.81, accel: float = 
     hit, v_hit = carry["hit"], carry["v_hit"]
     tcp, obj, goal = r.tcp(state), r.obj(state), r.goal(state)
     mpos = state.pipeline_state.mocap_pos[mocap]
+    x_max = env.reach_x_max(mpos[1], low)     # the arm's reach along x at the pushing height
     to_goal = goal[:2] - obj[:2]
     dist = jnp.linalg.norm(to_goal)
     u = _unit(to_goal)
@@ -216,7 +216,8 @@ def slide_controller(env, mu_eff: float = SLIDE_FRICTION * 9.81, accel: float = 
     rel = tcp[:2] - obj[:2]
     s = rel @ u
     e = rel @ perp
-    contact = ph * jnp.abs(u[0]) + pw * jnp.abs(u[1]) + 0.008 * jnp.abs(u[0]) + 0.014 * jnp.abs(u[1])
+    contact = (ph * jnp.abs(u[0]) + pw * jnp.abs(u[1]) + FINGER_HALF[0] * jnp.abs(u[0])
+               + 2 * FINGER_HALF[1] * jnp.abs(u[1]))
     # Speed that stops the puck at the goal if released one step from now, after moving v*dt more:
     # v = sqrt(2 mu (D - v dt))  =>  v = sqrt((mu dt)^2 + 2 mu D) - mu dt.
     v_need = jnp.sqrt((mu_eff * dt) ** 2 + 2.0 * mu_eff * dist) - mu_eff * dt
