@@ -5,10 +5,12 @@ same world coordinates (table top z ~= 0.4, initial gripper positions, goal and 
 25-D (Reach: 10-D) observation layout, the same sparse/dense reward and success test, 50-step episodes at
 25 Hz, 4-D actions in [-1, 1] whose first three entries move the gripper by up to 0.05 m per step.
 
-Scene: the shared mocap-welded parallel gripper (`mjx_envs.gripper`) over a table whose top is a collision
-plane (a visual-only box draws the table); one free object (a 5 cm cube; Slide: a flat square puck) for
-Push/Slide/PickAndPlace; a visual-only `target` site on a mocap body marks the desired goal. No arm is
-modelled. Everything collides through primitive geoms only (plane-box, box-box), which MJX handles cheaply.
+Scene (issue 12: the reference's physics): Fetch's gripper (`gripper_xml`: the reference's finger boxes,
+masses, joint damping/armature, friction and kp-30000 finger servos) welded to a mocap target as in the
+reference; the reference's table, a box the object rests on and can fall from onto the floor; one free
+2 kg object (a 5 cm cube; Slide: a flat square puck) with the reference's frictions (1; Slide 0.1); a
+visual-only `target` site marks the desired goal. The 7-DoF arm is replaced by its reach: the mocap target
+is projected into the set the reference's gripper reaches (SHOULDER). Collision geoms are primitives only.
 
 Observation (`obs['observation']`, float32), index ranges as in the reference:
   [0:3] grip_pos        tcp (fingertip centre) position
@@ -23,36 +25,37 @@ Observation (`obs['observation']`, float32), index ranges as in the reference:
 Reach: grip_pos, gripper_state, grip_velp, gripper_vel (10-D). `achieved_goal` is object_pos (Reach:
 grip_pos); `desired_goal` is the goal, also kept in `info['goal']`.
 
-Deliberate differences from gymnasium-robotics (all forced by MJX, by having no arm, or by the scripted
-experts needing clean physics):
-- Physics: default `sim_dt` x `n_substeps` = 0.008 s x 5 for Reach and PickAndPlace, 0.004 s x 10 for
-  Push and Slide (the reference: 0.002 x 20), the same 0.04 s control period. Elliptic friction cones (with pyramidal cones MJX's box-box contacts
-  made the small objects jump and spin), implicit-fast integration, solver `iterations`/`ls_iterations`
-  from the config.
-- Gripper: no 7-DoF arm; the gripper is a free body welded to a mocap target (as in the reference, whose
-  arm is itself dragged by a mocap weld). The action target is `tcp + 0.05 * a[:3]`, measured from the
-  CURRENT tcp (the reference resets the mocap to the gripper body first: the same thing). Within a
-  control step the mocap moves linearly from its previous target to the new one (a target that jumps
-  once per step makes the stiff weld jerk the gripper into objects). A constant [1, 0, 0, 0] moves the
-  gripper ~0.031 m per step (first step ~0.027 m); the reference: 0.024-0.033 m.
-- The mocap target is clipped to a workspace box around the initial gripper position (the reference is
-  bounded by the arm's reach instead; see WORKSPACE), and at least 5 mm above the table. For Slide the box
-  ends at x = initial x + 0.1, the near edge of the goal region (goal x >= initial x + target_offset -
-  target_range), so the gripper cannot enter the goal region: the puck must be struck.
-- Fingers: `a[3]` is an ABSOLUTE finger opening target, opening = (a[3] + 1) / 2 * 0.05 m per finger
-  (position servos; a[3] = 0 is half open). The reference adds a[3] to the current finger position of a
-  kp=30000 servo, i.e. an effort-like command. Push/Slide/Reach lock the fingers closed
-  (`block_gripper`), ignoring a[3], as in the reference.
+Parity with gymnasium-robotics 1.4.2 is tested (tests/mjx_envs/test_fetch.py, "dynamics parity") against
+open-loop action sequences recorded in the reference (tests/fixtures/fetch_dynamics_reference.*): the
+same actions from the same start states in both. Measured (16 start states per sequence; BENCHMARKS.md,
+"Fetch dynamics parity"): gripper path under smooth random actions 0.8-1.2 cm mean error; pushing moves the
+object 0.184 m against the reference's 0.183 m (median); grasping lifts the 2 kg block 0.170 m against
+0.173 m; all edge pushes drop the object to the floor in both.
+
+Deliberate differences that remain, each with its measured effect:
+- No arm: the reference's mocap drags a 7-DoF arm; ours drags the gripper alone, and the arm's reach is a
+  clip of the mocap target (a sphere of radius 1.05 m about SHOULDER + REACH_CENTRE, x >= shoulder x -
+  0.09, and the table top's height; fitted to the reference's constant-action probes, which end within
+  +-0.015 m of the sphere). The arm's own collisions (its links on the table or the object) are absent,
+  and the gripper cannot go below the table top's height beyond the table's edge (the reference's can).
+  Gripper speed under a constant action: 0.031 m/step (the reference: 0.029-0.033, slowing to 0.024 as
+  its arm stretches); the weld's solref is 0.016 (2 x sim_dt; the reference: 0.02 at its 0.002 s step),
+  which gives that speed at our step. Within a control step the mocap moves linearly from its previous
+  target to the new one (a target that jumps once per step makes the weld jerk the gripper into objects).
+- Physics step: 0.008 s x 5 (the reference: 0.002 s x 20), elliptic cones (the reference: pyramidal;
+  with pyramidal cones MJX's box-box contacts made small objects jump and spin), Newton with 4 iterations
+  (the reference: 100). Rare contact glitches remain: in 1 of 32 replayed pushes the 2 kg block was
+  launched off the table (none in the reference).
+- The gripper meets the table as a plane at the table top (cheap plane-box contacts); the object meets the
+  table box (box-box). `table="plane"` (config) puts the object on an infinite plane too: cheaper, but
+  the object never falls.
 - Slide: the puck is a flat square box (half-size 0.025 x 0.025 x 0.02) rather than a cylinder (radius
-  0.025, half-height 0.02), because MJX has no box-cylinder collision (the fingers are boxes). Table and
-  puck friction 0.05 (reference 0.1): the gripper may not follow the puck, so it must give it all the
-  speed it needs within ~0.1-0.2 m, and at 0.1 the far goals need more than the gripper's ~1 m/s.
-- Push/PickAndPlace: table and cube friction 0.5 (reference 1.0). Our fingers touch the whole side of the
-  cube, up to its top edge; with friction 1 a pushed cube tips over (friction torque at its base exceeds
-  the restoring torque), which the reference's low fingertip contact avoids. Grasps use the fingers'
-  friction (1.5).
-- The table top is an infinite plane: an object pushed past the table's edge does not fall.
-- Object and puck masses are lighter (0.2 kg instead of 2 kg) so the soft weld can push and lift them.
+  0.025, half-height 0.02): MJX has no box-cylinder collision (the fingers are boxes). The reference's
+  puck starts 6 mm inside its table and wobbles; ours rests on a table top lowered to match its height.
+- Fingers: the servo target is the finger position + a[3], as the reference's `ctrl_set_action`, but the
+  MJX servos settle a few mm differently (open after one step: 0.045 m against 0.041 m; on the block:
+  0.022 against 0.024 m, the contact being softer). Push/Slide/Reach hold the fingers at 0, as the
+  reference forces them.
 - Reset does not simulate a settling period: the object is placed resting on the table (its centre at the
   reference's `height_offset`) and the gripper at the reference's initial position, at rest, fingers
   closed (the reference's arm has settled a few 1e-5 m away from `initial_gripper_xpos`).
@@ -63,9 +66,12 @@ experts needing clean physics):
   possible disagreement is for distances within float32 rounding (~1e-7 m) of the threshold (none in the
   fixture). At exactly the threshold both give sparse reward 0 (d > thr is false) and is_success 0
   (d < thr is false): reward -1 is NOT always 1 - is_success.
-- `gripper_state` and `gripper_vel` are our fingers' joint positions/velocities [right, left]: the same
-  range (0 closed .. 0.05 open) as the reference's finger joints.
 - The episode never terminates (`done` stays 0); the time limit is the wrappers' job (`episode_length`).
+
+Before issue 12 the tasks were "Fetch-like": 0.2 kg objects, halved frictions, an absolute finger
+opening, an infinite table, a workspace box (for Slide, ending before the goal region) and 0.004 s x 10
+physics for Push/Slide. Figures measured on that model (issue 11's below, the learners' before issue 12
+in BENCHMARKS.md) do not carry over.
 
 Physics cost (issue 11; BENCHMARKS.md "Physics cost"). Every physics setting is a config key: `sim_dt`,
 `n_substeps`, `iterations`, `ls_iterations`, `cone`, `condim` (3 or 4 for object and fingers; None: the
@@ -178,13 +184,16 @@ def default_config(task: str) -> Dict[str, Any]:
       # box-box contact), and striking the puck precisely depends on clean contact dynamics.
       "sim_dt": 0.008,
       "n_substeps": 5,
-      "iterations": 4,                # constraint solver iterations
-      "ls_iterations": 8,             # solver line-search iterations
+      "iterations": 10,               # constraint solver iterations (issue 12: 4 -> 10, see the docstring)
+      "ls_iterations": 10,            # solver line-search iterations
       "cone": "elliptic",             # friction cone: "elliptic" or "pyramidal" (see the module docstring)
       # Contact dimensionality of the object and the fingers: 3 (sliding friction) or 4 (+ torsional).
       # None: as gymnasium-robotics, object 3 and fingers 4 (a contact takes the larger: finger-object 4,
       # object-table 3). Before issue 11 the object was 4 too (the Slide puck 3).
       "condim": None,
+      # What the object rests on: "box", the reference's finite table (the object can fall off), or
+      # "plane", an infinite table top (cheaper contacts; the object never falls).
+      "table": "box",
       "impl": "jax",                  # MJX implementation: "jax" or "warp" (the optional [warp] extra)
       "warp_max_envs": None,          # impl="warp": the most envs in one batch (Warp's contact buffer;
                                       # None: 1024; train.py sets it from num_envs)
@@ -231,6 +240,8 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
     raise ConfigError(f"{task}: config 'cone' must be 'pyramidal' or 'elliptic', got {cfg['cone']!r}")
   if cfg["condim"] is not None and (isinstance(cfg["condim"], bool) or cfg["condim"] not in (3, 4)):
     raise ConfigError(f"{task}: config 'condim' must be None, 3 or 4, got {cfg['condim']!r}")
+  if cfg["table"] not in ("box", "plane"):
+    raise ConfigError(f"{task}: config 'table' must be 'box' or 'plane', got {cfg['table']!r}")
   try:
     check_impl(cfg["impl"])
   except ConfigError as e:
@@ -286,8 +297,8 @@ def gripper_xml(pos, condim: int = 4) -> str:
 
 
 def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, cone: str = "elliptic",
-              condim=None) -> str:
-  """The MJCF of `task`; `cone` and `condim` as the config keys of the same names."""
+              condim=None, table: str = "box") -> str:
+  """The MJCF of `task`; `cone`, `condim` and `table` as the config keys of the same names."""
   has_object = task != "FetchReach"
   gx, gy, gz = INITIAL_GRIPPER_XPOS[task]
   slide = task == "FetchSlide"
@@ -299,6 +310,8 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, con
   camera = camera_xml("overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k),
                       (tx, ty, table_z + 0.15))
   b = CONTACT_BITS
+  # table="plane": the object meets the (infinite) table-top plane instead of the box.
+  obj_aff = b["gripper"] | (b["world"] if table == "box" else b["table_top"])
   obj = ""
   obj_condim = condim or 3
   finger_condim = condim or 4
@@ -311,7 +324,7 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, con
       <freejoint name="object0:joint"/>
       <geom name="object0" type="box" size="{hx} {hy} {hz}" mass="{OBJECT_MASS}"
             friction="{friction} 0.005 0.0001" condim="{obj_condim}" rgba="{rgba}"
-            contype="{b["object"]}" conaffinity="{b["world"] | b["gripper"]}"/>
+            contype="{b["object"]}" conaffinity="{obj_aff}"/>
       <site name="object0" pos="0 0 0" size="0.005" rgba="1 0 0 1" group="3"/>
     </body>"""
   # The table is a box the object rests on and can fall from (box-box contacts); the gripper meets only
@@ -409,7 +422,8 @@ class FetchEnv(GoalEnv):
     self.height_offset = HEIGHT_OFFSET[task]
 
     self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]),
-                         int(cfg["ls_iterations"]), cone=cfg["cone"], condim=cfg["condim"])
+                         int(cfg["ls_iterations"]), cone=cfg["cone"], condim=cfg["condim"],
+                         table=cfg["table"])
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
     super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
                      warp_max_envs=cfg["warp_max_envs"])
@@ -514,12 +528,26 @@ class FetchEnv(GoalEnv):
   # ---------------------------------------------------------------- reset / step
   def reset(self, rng: jax.Array) -> State:
     k_obj, k_goal = jax.random.split(rng)
-    qpos = jnp.asarray(self._qpos0)
+    object_qpos = None
     if self.has_object:
       xy = self.sample_object_xy(k_obj)
-      qpos = qpos.at[self._obj_qpos:self._obj_qpos + 3].set(
-          jnp.concatenate([xy, jnp.array([self.height_offset], jnp.float32)]))
-    goal = self.sample_goal(k_goal)
+      object_qpos = jnp.concatenate([xy, jnp.array([self.height_offset, 1.0, 0.0, 0.0, 0.0], jnp.float32)])
+    return self.reset_to(self.sample_goal(k_goal), object_qpos)
+
+  def reset_to(self, goal: jax.Array, object_qpos: jax.Array | None = None) -> State:
+    """The start state with a given goal [3] and object pose [7] (position, quaternion w-x-y-z; object
+    tasks only), everything else as `reset`: e.g. to replay a gymnasium-robotics episode from its start."""
+    qpos = jnp.asarray(self._qpos0)
+    if self.has_object:
+      if object_qpos is None:
+        raise ValueError(f"{self.task}: reset_to needs the object's pose (object_qpos, [7])")
+      object_qpos = jnp.asarray(object_qpos, jnp.float32)
+      if object_qpos.shape != (7,):
+        raise ValueError(f"{self.task}: object_qpos must have shape (7,), got {object_qpos.shape}")
+      qpos = qpos.at[self._obj_qpos:self._obj_qpos + 7].set(object_qpos)
+    goal = jnp.asarray(goal, jnp.float32)
+    if goal.shape != (3,):
+      raise ValueError(f"{self.task}: goal must have shape (3,), got {goal.shape}")
     mocap_pos = jnp.asarray(self._mocap_pos0).at[self._target_mocap].set(goal)
     data = self.make_data()
     data = data.replace(qpos=qpos, mocap_pos=mocap_pos,
@@ -539,11 +567,12 @@ class FetchEnv(GoalEnv):
     tcp = d.qpos[g.free_qpos:g.free_qpos + 3]
     target = self.clip_to_reach(tcp + MAX_POS_CHANGE * action[:3])
     # Fingers as the reference's `ctrl_set_action`: each servo's target is its finger's position plus
-    # a[3] (clipped to the control range), an effort-like command (Push/Slide/Reach: a[3] = 0, the
-    # fingers hold where they are).
-    finger_q = d.qpos[jnp.array(g.finger_qpos)]
-    grip = jnp.zeros(()) if self.block_gripper else action[3]
-    ctrl = jnp.clip(finger_q + grip, 0.0, FINGER_CTRL_MAX).astype(jnp.float32)
+    # a[3] (clipped to the control range), an effort-like command. Push/Slide/Reach hold them closed (the
+    # reference forces them to 0).
+    if self.block_gripper:
+      ctrl = jnp.zeros(self.mj_model.nu, jnp.float32)
+    else:
+      ctrl = jnp.clip(d.qpos[jnp.array(g.finger_qpos)] + action[3], 0.0, FINGER_CTRL_MAX).astype(jnp.float32)
     # Within the control step the mocap moves linearly from its last target to the new one.
     d = self.physics_step(d, ctrl=ctrl, mocap_pos=d.mocap_pos.at[g.mocap].set(target),
                           interpolate_mocap=True)
