@@ -2,20 +2,29 @@
 
 A cycle: every env collects `unroll_length` steps with the exploration policy; the [N, L] segments go
 into the on-device replay buffer; the observation normaliser is updated with HER-relabelled goals of
-the new data; then `updates_per_cycle` updates each sample a batch of transitions, relabel their goals
-(`agents.her`), re-score rewards with the env's `compute_reward`, and step actor and critic; finally the
-target networks move by polyak averaging. `train_many` scans many cycles inside one `jit`.
+the new data; then `updates_per_cycle` updates each sample `grad_batches` batches of transitions, relabel
+their goals (`agents.her`), re-score rewards with the env's `compute_reward`, and step actor and critic
+on the gradient averaged over the batches; finally the target networks move by polyak averaging.
+`train_many` scans many cycles inside one `jit`.
+
+Baselines averages gradients over its MPI workers (each samples its own batch of 256), so its effective
+batch is workers x 256: `grad_batches` = workers reproduces that (configs ddpg_her_fetch_push_1w / _8w).
 
 Library use mirrors PPO:
   algo = make_train(env, DDPGConfig(...)); ts = algo.init(key); ts, m = algo.train_many(ts, n)
   act = algo.policy(ts.params, ts.obs_norm)   # act(obs, key) -> action
 Goal envs only: observations are {observation, achieved_goal, desired_goal} dicts.
 
-Optimisation and data quality (issue 17; agents.optim): `lr_schedule`/`lr_end_frac` schedule both rates,
+`HERLearner` holds what every off-policy HER learner shares (rollout, replay, relabelled sampling,
+normaliser, the compiled cycle, evaluation, checkpoints); `DDPG` adds its networks, exploration and
+losses, and `agents.sac.SAC` SAC's.
+
+Optimisation and data quality (issue 17; agents.optim): `lr_schedule`/`lr_end_frac` schedule every rate,
 `grad_clip_sqrt_v` = 5 adds OpenAI Five's per-parameter clip. Every cycle logs `data/sample_reuse`, the
-gradient steps a transition takes part in over its life in the buffer (batch_size x updates_per_cycle /
-new transitions per cycle, once the buffer is full), and `data/staleness`, the mean age in cycles
-(parameter versions) of the sampled transitions: off-policy learning trains on stale data by design.
+gradient steps a transition takes part in over its life in the buffer (batch_size x grad_batches x
+updates_per_cycle / new transitions per cycle, once the buffer is full), and `data/staleness`, the mean
+age in cycles (parameter versions) of the sampled transitions: off-policy learning trains on stale data
+by design.
 """
 
 from __future__ import annotations
@@ -38,27 +47,28 @@ from mjx_envs import wrappers
 
 
 @dataclasses.dataclass(frozen=True)
-class DDPGConfig(episodes.StepBudget):
+class HERConfig(episodes.StepBudget):
+  """The settings every off-policy HER learner shares (DDPGConfig, agents.sac.SACConfig)."""
   num_envs: int = 16                 # parallel envs; each contributes one segment per cycle
   unroll_length: int = 50            # steps per env per cycle (Fetch: one whole episode)
-  updates_per_cycle: int = 40        # sampled batches per cycle (baselines: n_batches)
+  updates_per_cycle: int = 40        # gradient steps per cycle (baselines: n_batches)
   batch_size: int = 256
+  grad_batches: int = 1              # independent batches per gradient step, gradients averaged
+                                     # (baselines: its MPI workers; effective batch = this x batch_size)
   buffer_size: int = 1_000_000       # transitions
   total_env_steps: int = 1_000_000
   actor_lr: float = 1e-3
   critic_lr: float = 1e-3
-  lr_schedule: str = "constant"      # agents.optim SCHEDULES for both rates, over cycles
+  lr_schedule: str = "constant"      # agents.optim SCHEDULES for every rate, over cycles
   lr_end_frac: float = 0.0           # where "linear"/"cosine" end, as a fraction of each rate
   grad_clip_sqrt_v: float = 0.0      # >0: per-parameter clip to +-this x sqrt(v) (OpenAI Five: 5)
   gamma: float = 0.98
   polyak: float = 0.95
   hidden: Sequence[int] = (256, 256, 256)
   random_eps: float = 0.3            # probability of a uniformly random action
-  noise_eps: float = 0.2             # std of the Gaussian action noise
-  action_l2: float = 1.0
   obs_clip: float = 5.0
   obs_std_min: float = 1e-6          # floor of the normaliser std (baselines uses 1e-2; see BENCHMARKS.md)
-  clip_target: bool = True           # clip critic targets to [-1/(1-gamma), 0] (sparse rewards)
+  clip_target: bool = True           # clip critic targets to the range of sparse returns (r in [-1, 0])
   replay_strategy: str = "future"
   replay_k: float = 4.0              # future_p = 1 - 1/(1+k)
   checkpoint_buffer: bool = True     # False: checkpoints leave the replay buffer out (smaller; resume
@@ -71,16 +81,26 @@ class DDPGConfig(episodes.StepBudget):
       raise ValueError(f"lr_schedule must be one of {optim.SCHEDULES}, got {self.lr_schedule!r}")
     if self.replay_strategy not in her.STRATEGIES:
       raise ValueError(f"replay_strategy must be one of {her.STRATEGIES}, got {self.replay_strategy!r}")
+    # A bool is an int to Python; grad_batches=True is a mistake, not 1 batch.
+    if isinstance(self.grad_batches, bool) or not isinstance(self.grad_batches, int) or self.grad_batches < 1:
+      raise ValueError(f"grad_batches must be an integer >= 1 (batches of batch_size averaged per gradient "
+                       f"step), got {self.grad_batches!r}")
     if self.num_envs * self.unroll_length > self.buffer_size:
       raise ValueError(f"buffer_size ({self.buffer_size}) must hold one cycle of num_envs x unroll_length "
                        f"({self.num_envs * self.unroll_length}) transitions")
 
 
+@dataclasses.dataclass(frozen=True)
+class DDPGConfig(HERConfig):
+  noise_eps: float = 0.2             # std of the Gaussian action noise
+  action_l2: float = 1.0
+
+
 @struct.dataclass
 class TrainState:
-  params: Any          # {"actor", "critic"}
-  target: Any          # polyak-averaged copies of params
-  opt_state: Any       # {"actor", "critic"}
+  params: Any          # DDPG: {"actor", "critic"}; SAC: {"actor", "critic", "log_alpha"}
+  target: Any          # polyak-averaged copies of `target_params(params)`
+  opt_state: Any       # one optimiser state per key of params
   obs_norm: rs.RunningStatisticsState
   buffer: Any          # replay.SegmentBuffer (None in a checkpoint saved without it)
   env_state: Any
@@ -105,30 +125,33 @@ class Critic(nn.Module):
     return MLP(self.hidden, out=1, activation="relu")(jnp.concatenate([feats, action], -1))[..., 0]
 
 
-class DDPG:
-  """The compiled pieces of one DDPG+HER setup (see the module docstring)."""
+class HERLearner:
+  """The compiled pieces an off-policy HER learner shares. A subclass sets `self.opts` ({name: optax
+  transformation}, one per key of its params) and defines `init_params`, `explore`, `grads`, `policy`
+  and, if its target is not a copy of all params, `target_params`."""
 
   env_axis_fields = ("env_state",)
 
-  def __init__(self, env, config: DDPGConfig):
+  def __init__(self, env, config: HERConfig):
     self.config = c = config
     self.raw_env = env
     obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs
     if not (isinstance(obs, dict) and "achieved_goal" in obs and "observation" in obs):
-      raise ValueError(f"DDPG+HER needs a goal env with {{observation, achieved_goal, desired_goal}} "
-                       f"observations; {type(env).__name__} has {jax.tree.map(lambda x: x.shape, obs)}")
+      raise ValueError(f"{type(self).__name__}+HER needs a goal env with {{observation, achieved_goal, "
+                       f"desired_goal}} observations; {type(env).__name__} has "
+                       f"{jax.tree.map(lambda x: x.shape, obs)}")
     self.flatten = True
+    self.action_size = env.action_size
     self.episode_length = int(c.episode_length or env.episode_length)
     self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=False)
-    self.actor = Actor(env.action_size, tuple(c.hidden))
-    self.critic = Critic(tuple(c.hidden))
-    # Both optimisers step updates_per_cycle times per cycle; their schedules run over the whole run.
-    steps = c.num_updates * c.updates_per_cycle
-    self.actor_opt, self.critic_opt = (
-        optim.make(lr, lr_schedule=c.lr_schedule, lr_end=lr * c.lr_end_frac, steps=steps,
-                   clip_sqrt_v=c.grad_clip_sqrt_v)
-        for lr in (c.actor_lr, c.critic_lr))
     self.p = her.future_p(c.replay_k)
+    self.opts = {}
+
+  def make_opt(self, lr):
+    """Adam at `lr` with the config's schedule (over every gradient step of the run) and clipping."""
+    c = self.config
+    return optim.make(lr, lr_schedule=c.lr_schedule, lr_end=lr * c.lr_end_frac,
+                      steps=c.num_updates * c.updates_per_cycle, clip_sqrt_v=c.grad_clip_sqrt_v)
 
   # --- pieces ------------------------------------------------------------------------------------
   def _feats(self, obs_norm, observation, goal):
@@ -152,29 +175,27 @@ class DDPG:
                        self.segment_example(obs))
     return replay.init(seg, self.config.buffer_size)
 
+  def target_params(self, params):
+    """The part of params that has polyak-averaged target copies (DDPG: all of them)."""
+    return params
+
   # --- init --------------------------------------------------------------------------------------
   def init(self, key) -> TrainState:
-    k_env, k_a, k_c, key = jax.random.split(key, 4)
+    k_env, k_actor, k_critic, key = jax.random.split(key, 4)
     env_state = self.env.reset(k_env)
     feats = self.features(jax.tree.map(lambda x: x[0], env_state.obs))
-    action = jnp.zeros((self.raw_env.action_size,))
-    params = {"actor": self.actor.init(k_a, feats), "critic": self.critic.init(k_c, feats, action)}
-    opt_state = {"actor": self.actor_opt.init(params["actor"]), "critic": self.critic_opt.init(params["critic"])}
-    return TrainState(params=params, target=params, opt_state=opt_state, obs_norm=N.init(feats),
-                      buffer=self.empty_buffer(), env_state=env_state, key=key,
+    params = self.init_params(k_actor, k_critic, feats)
+    opt_state = {k: opt.init(params[k]) for k, opt in self.opts.items()}
+    return TrainState(params=params, target=self.target_params(params), opt_state=opt_state,
+                      obs_norm=N.init(feats), buffer=self.empty_buffer(), env_state=env_state, key=key,
                       updates=jnp.zeros((), jnp.int32))
 
   # --- collection --------------------------------------------------------------------------------
-  def explore(self, params, obs_norm, obs, key):
-    """Baselines' exploration: tanh policy + N(0, noise_eps) noise, clipped; with probability
-    random_eps a uniform random action instead. obs: dict with leaves [N, ...] -> [N, A]."""
-    c = self.config
-    k_noise, k_coin, k_rand = jax.random.split(key, 3)
-    mu = self.actor.apply(params["actor"], self._feats(obs_norm, obs["observation"], obs["desired_goal"]))
-    a = jnp.clip(mu + c.noise_eps * jax.random.normal(k_noise, mu.shape), -1.0, 1.0)
-    rand = jax.random.uniform(k_rand, mu.shape, minval=-1.0, maxval=1.0)
-    coin = jax.random.uniform(k_coin, mu.shape[:-1] + (1,)) < c.random_eps
-    return jnp.where(coin, rand, a)
+  def with_random_actions(self, action, k_coin, k_rand):
+    """`action` [N, A], replaced by a uniform random action with probability random_eps per row."""
+    rand = jax.random.uniform(k_rand, action.shape, minval=-1.0, maxval=1.0)
+    coin = jax.random.uniform(k_coin, action.shape[:-1] + (1,)) < self.config.random_eps
+    return jnp.where(coin, rand, action)
 
   def rollout(self, ts: TrainState, key):
     """unroll_length exploration steps of every env -> (env_state, segments [N, L, ...], stats)."""
@@ -201,7 +222,8 @@ class DDPG:
 
   # --- learning ----------------------------------------------------------------------------------
   def sample(self, buf: replay.SegmentBuffer, key):
-    """A relabelled batch: dict of [batch, ...] with obs, goal, action, reward, next_obs, discount."""
+    """A relabelled batch: dict of [batch_size, ...] with obs, goal, action, reward, next_obs, discount
+    and age (cycles since collection)."""
     c = self.config
     k_slot, k_t, k_her = jax.random.split(key, 3)
     slots = replay.sample_slots(buf, k_slot, c.batch_size)
@@ -218,7 +240,113 @@ class DDPG:
     return {"obs": tr["obs"], "goal": goal, "action": tr["action"], "reward": reward,
             "next_obs": tr["next_obs"], "discount": discount, "age": age.astype(jnp.float32)}
 
-  def losses(self, params, target, obs_norm, b):
+  def sample_many(self, buf: replay.SegmentBuffer, key):
+    """grad_batches independent `sample`s, stacked: leaves [grad_batches, batch_size, ...]."""
+    k = self.config.grad_batches
+    if k == 1:  # the key as one batch would use it: one batch per step draws what it always drew
+      return jax.tree.map(lambda x: x[None], self.sample(buf, key))
+    return jax.vmap(lambda kk: self.sample(buf, kk))(jax.random.split(key, k))
+
+  def mean_grads(self, params, target, obs_norm, batches):
+    """`grads` averaged over the leading axis of `batches` ([k, batch, ...]): baselines' average over k
+    workers. A scan holds one batch's activations at a time; every loss is a batch mean, so this equals
+    the gradient of the k batches concatenated."""
+    k = jax.tree.leaves(batches)[0].shape[0]
+    if k == 1:
+      return self.grads(params, target, obs_norm, jax.tree.map(lambda x: x[0], batches))
+
+    def body(acc, b):
+      return jax.tree.map(jnp.add, acc, self.grads(params, target, obs_norm, b)), None
+
+    first = jax.tree.map(lambda x: x[0], batches)
+    zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype),
+                         jax.eval_shape(self.grads, params, target, obs_norm, first))
+    total, _ = jax.lax.scan(body, zeros, batches)
+    return jax.tree.map(lambda x: x / k, total)
+
+  def update(self, params, opt_state, target, obs_norm, batches):
+    """One gradient step on `batches` (leaves [grad_batches, batch_size, ...], `sample_many`): every
+    part of params steps with its own optimiser on the averaged `grads` -> (params, opt_state, metrics)."""
+    grads, info = self.mean_grads(params, target, obs_norm, batches)
+    new_params, new_opt = dict(params), dict(opt_state)
+    for name, opt in self.opts.items():
+      u, new_opt[name] = opt.update(grads[name], opt_state[name], params[name])
+      new_params[name] = optax.apply_updates(params[name], u)
+    return new_params, new_opt, info
+
+  def train_step(self, ts: TrainState):
+    """One cycle: collect, insert, normaliser update, updates_per_cycle updates, target update."""
+    c = self.config
+    key, k_roll, k_norm, k_upd = jax.random.split(ts.key, 4)
+    env_state, seg, stats = self.rollout(ts, k_roll)
+    buffer = replay.add(ts.buffer, seg)
+    obs_norm = self.update_normalizer(ts.obs_norm, seg, k_norm)
+
+    def update(carry, k):
+      params, opt_state, info = self.update(*carry, ts.target, obs_norm, self.sample_many(buffer, k))
+      return (params, opt_state), info
+
+    (params, opt_state), info = jax.lax.scan(
+        update, (ts.params, ts.opt_state), jax.random.split(k_upd, c.updates_per_cycle))
+    target = optax.incremental_update(self.target_params(params), ts.target, 1.0 - c.polyak)
+    metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics.update(episodes.summarize(stats))
+    # Sample reuse: the gradient steps a transition takes part in over its life in the buffer (expected,
+    # once the buffer is full: batch_size x grad_batches sampled per update, of the cycle's new ones).
+    reuse = c.batch_size * c.grad_batches * c.updates_per_cycle / (c.num_envs * c.unroll_length)
+    metrics.update(episodes.data_quality(reuse, metrics.pop("data/staleness")))
+    ts = ts.replace(params=params, target=target, opt_state=opt_state, obs_norm=obs_norm, buffer=buffer,
+                    env_state=env_state, key=key, updates=ts.updates + 1)
+    return ts, metrics
+
+  def train_many(self, ts: TrainState, num_updates: int):
+    """`num_updates` cycles in one scan; metrics averaged as in PPO."""
+    ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
+    return ts, episodes.average_chunk(m)
+
+  def train(self, key):
+    """The whole run as one pure function: jit it, vmap it over seeds."""
+    return self.train_many(self.init(key), self.config.num_updates)
+
+  # --- evaluation, checkpoints -------------------------------------------------------------------
+  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
+    """The deterministic policy on fresh envs, one episode each -> {eval/success_rate, ...}."""
+    n = int(num_envs or self.config.num_eval_envs)
+    return evaluate_policy(self.raw_env, self.episode_length, True, self.policy(params, obs_norm), key, n)
+
+  def checkpoint_view(self, ts: TrainState) -> TrainState:
+    """What a checkpoint holds: everything, or everything but the replay buffer."""
+    return ts if self.config.checkpoint_buffer else ts.replace(buffer=None)
+
+  def from_checkpoint(self, restored: TrainState) -> TrainState:
+    return restored if restored.buffer is not None else restored.replace(buffer=self.empty_buffer())
+
+
+class DDPG(HERLearner):
+  """The compiled pieces of one DDPG+HER setup (see the module docstring)."""
+
+  def __init__(self, env, config: DDPGConfig):
+    super().__init__(env, config)
+    self.actor = Actor(env.action_size, tuple(config.hidden))
+    self.critic = Critic(tuple(config.hidden))
+    self.opts = {"actor": self.make_opt(config.actor_lr), "critic": self.make_opt(config.critic_lr)}
+
+  def init_params(self, k_a, k_c, feats):
+    """{"actor", "critic"} variables for one (unbatched) feature vector `feats` [F]."""
+    action = jnp.zeros((self.action_size,))
+    return {"actor": self.actor.init(k_a, feats), "critic": self.critic.init(k_c, feats, action)}
+
+  def explore(self, params, obs_norm, obs, key):
+    """Baselines' exploration: tanh policy + N(0, noise_eps) noise, clipped; with probability
+    random_eps a uniform random action instead. obs: dict with leaves [N, ...] -> [N, A]."""
+    k_noise, k_coin, k_rand = jax.random.split(key, 3)
+    mu = self.actor.apply(params["actor"], self._feats(obs_norm, obs["observation"], obs["desired_goal"]))
+    a = jnp.clip(mu + self.config.noise_eps * jax.random.normal(k_noise, mu.shape), -1.0, 1.0)
+    return self.with_random_actions(a, k_coin, k_rand)
+
+  def grads(self, params, target, obs_norm, b):
+    """Gradients of the critic's TD loss and the actor's loss on one relabelled batch `b` (leaves
+    [batch, ...], see `sample`) -> ({"actor", "critic"} gradients, scalar metrics)."""
     c = self.config
     feats = self._feats(obs_norm, b["obs"], b["goal"])
     next_feats = self._feats(obs_norm, b["next_obs"], b["goal"])
@@ -243,46 +371,6 @@ class DDPG:
             "train/relabelled_reward": jnp.mean(b["reward"]), "data/staleness": jnp.mean(b["age"])}
     return {"actor": g_a, "critic": g_c}, info
 
-  def train_step(self, ts: TrainState):
-    """One cycle: collect, insert, normaliser update, updates_per_cycle updates, target update."""
-    c = self.config
-    key, k_roll, k_norm, k_upd = jax.random.split(ts.key, 4)
-    env_state, seg, stats = self.rollout(ts, k_roll)
-    buffer = replay.add(ts.buffer, seg)
-    obs_norm = self.update_normalizer(ts.obs_norm, seg, k_norm)
-
-    def update(carry, k):
-      params, opt_state = carry
-      grads, info = self.losses(params, ts.target, obs_norm, self.sample(buffer, k))
-      ua, oa = self.actor_opt.update(grads["actor"], opt_state["actor"], params["actor"])
-      uc, oc = self.critic_opt.update(grads["critic"], opt_state["critic"], params["critic"])
-      params = {"actor": optax.apply_updates(params["actor"], ua),
-                "critic": optax.apply_updates(params["critic"], uc)}
-      return (params, {"actor": oa, "critic": oc}), info
-
-    (params, opt_state), info = jax.lax.scan(
-        update, (ts.params, ts.opt_state), jax.random.split(k_upd, c.updates_per_cycle))
-    target = optax.incremental_update(params, ts.target, 1.0 - c.polyak)
-    metrics = {k: jnp.mean(v) for k, v in info.items()}
-    metrics.update(episodes.summarize(stats))
-    # Sample reuse: the gradient steps a transition takes part in over its life in the buffer (expected,
-    # once the buffer is full: sampled batch_size x updates_per_cycle per cycle, of the cycle's new ones).
-    reuse = c.batch_size * c.updates_per_cycle / (c.num_envs * c.unroll_length)
-    metrics.update(episodes.data_quality(reuse, metrics.pop("data/staleness")))
-    ts = ts.replace(params=params, target=target, opt_state=opt_state, obs_norm=obs_norm, buffer=buffer,
-                    env_state=env_state, key=key, updates=ts.updates + 1)
-    return ts, metrics
-
-  def train_many(self, ts: TrainState, num_updates: int):
-    """`num_updates` cycles in one scan; metrics averaged as in PPO."""
-    ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
-    return ts, episodes.average_chunk(m)
-
-  def train(self, key):
-    """The whole run as one pure function: jit it, vmap it over seeds."""
-    return self.train_many(self.init(key), self.config.num_updates)
-
-  # --- policy, evaluation, checkpoints -----------------------------------------------------------
   def policy(self, params, obs_norm, deterministic: bool = True):
     """act(obs, key) -> action for dict or flattened goal observations (single or batched); the
     exploration noise is applied when not deterministic."""
@@ -295,18 +383,6 @@ class DDPG:
       return jnp.clip(mu + self.config.noise_eps * jax.random.normal(key, mu.shape), -1.0, 1.0)
 
     return act
-
-  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
-    """The deterministic actor on fresh envs, one episode each -> {eval/success_rate, ...}."""
-    n = int(num_envs or self.config.num_eval_envs)
-    return evaluate_policy(self.raw_env, self.episode_length, True, self.policy(params, obs_norm), key, n)
-
-  def checkpoint_view(self, ts: TrainState) -> TrainState:
-    """What a checkpoint holds: everything, or everything but the replay buffer."""
-    return ts if self.config.checkpoint_buffer else ts.replace(buffer=None)
-
-  def from_checkpoint(self, restored: TrainState) -> TrainState:
-    return restored if restored.buffer is not None else restored.replace(buffer=self.empty_buffer())
 
 
 def make_train(env, config: DDPGConfig | None = None) -> DDPG:

@@ -97,6 +97,12 @@ _PPO_LIKE = {"num_minibatches": _ge(1), "update_epochs": _ge(1), "learning_rate"
              "gae_lambda": _within(0, 1), "clip_eps": _gt(0), "vf_coef": _ge(0), "ent_coef": _ge(0),
              "max_grad_norm": _gt(0), **_OPTIM, "ent_schedule": _one_of(optim.SCHEDULES),
              "ent_coef_end": _ge(0)}
+# The off-policy HER learners' shared settings (agents.ddpg.HERConfig).
+_HER = {**_SHARED, **_OPTIM,
+        "unroll_length": _ge(1), "episode_length": _ge(1), "updates_per_cycle": _ge(1), "batch_size": _ge(1),
+        "grad_batches": _ge(1), "buffer_size": _ge(1), "actor_lr": _gt(0), "critic_lr": _gt(0),
+        "polyak": _within(0, 1), "hidden": _each(_ge(1)), "random_eps": _within(0, 1), "obs_std_min": _gt(0),
+        "replay_strategy": _one_of(her.STRATEGIES), "replay_k": _ge(0)}
 RULES = {
     "ppo": {**_SHARED, **_PPO_LIKE,
             "unroll_length": _ge(1), "episode_length": _ge(1),
@@ -106,12 +112,7 @@ RULES = {
             "distribution": _one_of(("normal", "tanh_normal", "categorical")), "lstm_size": _ge(0),
             "hindsight_coef": _ge(0), "hindsight_clip": _gt(0), "hindsight_strategy": _one_of(her.STRATEGIES),
             "hindsight_form": _one_of(bc.FORMS)},
-    "ddpg_her": {**_SHARED, **_OPTIM,
-                 "unroll_length": _ge(1), "episode_length": _ge(1), "updates_per_cycle": _ge(1),
-                 "batch_size": _ge(1), "buffer_size": _ge(1), "actor_lr": _gt(0), "critic_lr": _gt(0),
-                 "polyak": _within(0, 1), "hidden": _each(_ge(1)), "random_eps": _within(0, 1),
-                 "noise_eps": _ge(0), "action_l2": _ge(0), "obs_std_min": _gt(0),
-                 "replay_strategy": _one_of(her.STRATEGIES), "replay_k": _ge(0)},
+    "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0)},
     "asp": {**_SHARED, **_PPO_LIKE,
             "unroll_length": _ge(0), "hidden": _each(_ge(1)), "lstm_size": _ge(0), "abc_coef": _ge(0),
             "abc_clip": _gt(0),

@@ -1,14 +1,17 @@
-"""DDPG+HER: relabelled sampling from a wrapped buffer, FetchReach learning through train.py, exact
-resume (replay buffer included) and the option to leave the buffer out of checkpoints."""
+"""DDPG+HER: relabelled sampling from a wrapped buffer, gradients averaged over grad_batches, FetchReach
+learning through train.py, exact resume (replay buffer included) and the option to leave the buffer out
+of checkpoints."""
 import chex
 import jax
 import jax.numpy as jnp
+from jax.flatten_util import ravel_pytree
 import numpy as np
 import pytest
 
 import mjx_envs
 import train
-from agents import experiment, replay
+from agents import ddpg, experiment, replay
+from agents import normalize as N
 from agents.ddpg import DDPGConfig, make_train
 
 
@@ -42,6 +45,61 @@ def test_sample_relabels_within_segments_after_wrapping():
   # Rewards come from the env's compute_reward on the step's own next achieved goal.
   assert np.all(np.asarray(b["reward"])[~relabelled] == -1.0)
   assert set(np.asarray(b["discount"]).tolist()) == {0.0, 1.0}
+
+
+def test_grad_batches_must_be_a_positive_integer():
+  for bad in (0, -2, 2.0, True):
+    with pytest.raises(ValueError, match="grad_batches must be an integer >= 1"):
+      DDPGConfig(grad_batches=bad)
+  cfg = experiment.resolve(train.load_config("ddpg_her_fetch_reach"))
+  with pytest.raises(ValueError, match="agent.grad_batches must be >= 1, got 0"):
+    experiment.set_dotted(cfg, "agent.grad_batches=0")
+  with pytest.raises(ValueError, match="agent.grad_batches must be an integer, got 1.5"):
+    experiment.set_dotted(cfg, "agent.grad_batches=1.5")
+
+
+def _random_buffer(algo, key, cycles=3):
+  """`algo`'s buffer after `cycles` cycles of random segments whose episodes end at random steps."""
+  buf = algo.empty_buffer()
+  n = algo.config.num_envs
+  for k in jax.random.split(key, cycles):
+    seg = jax.tree.map(lambda x: jax.random.normal(k, (n,) + x.shape[1:]), buf.data)
+    seg.update(done=(jax.random.uniform(k, seg["done"].shape) < 0.2).astype(jnp.float32),
+               truncation=jnp.zeros_like(seg["done"]), valid=jnp.ones_like(seg["done"]))
+    buf = replay.add(buf, seg)
+  return buf
+
+
+@pytest.mark.parametrize("learner", [(ddpg, DDPGConfig)], ids=["ddpg"])
+def test_averaged_gradient_equals_the_gradient_of_the_concatenated_batches(learner):
+  # Baselines' k MPI workers average k batches' gradients: that must be the gradient of one k x larger
+  # batch holding the same samples.
+  mod, config = learner
+  k, bs = 4, 16
+  algo = mod.make_train(mjx_envs.make("FetchReach"), config(num_envs=2, unroll_length=5, buffer_size=40,
+                                                             batch_size=bs, grad_batches=k, hidden=(32, 32)))
+  key = jax.random.PRNGKey(0)
+  buf = _random_buffer(algo, key)
+  feats = jnp.zeros(13)
+  params = algo.init_params(jax.random.PRNGKey(1), jax.random.PRNGKey(2), feats)
+  # A target unlike the online nets and statistics unlike the identity, so every input matters.
+  target = jax.tree.map(lambda x: x * 1.1, algo.target_params(params))
+  obs_norm = N.update(N.init(feats), 2.0 + 3.0 * jax.random.normal(key, (64, 13)))
+  batches = jax.jit(algo.sample_many)(buf, jax.random.PRNGKey(3))
+  assert batches["obs"].shape == (k, bs, 10)
+  assert not np.allclose(batches["obs"][0], batches["obs"][1])  # independent draws
+  mean_grads = jax.jit(algo.mean_grads)
+  g_avg, info_avg = mean_grads(params, target, obs_norm, batches)
+  concat = jax.tree.map(lambda x: x.reshape((1, k * bs) + x.shape[2:]), batches)
+  g_cat, info_cat = mean_grads(params, target, obs_norm, concat)
+  chex.assert_trees_all_close(g_avg, g_cat, rtol=1e-4, atol=1e-7)
+  chex.assert_trees_all_close(info_avg, info_cat, rtol=1e-4, atol=1e-7)
+  # Not vacuous: the gradients are not zero and differ from those of the first batch alone.
+  g_one, _ = jax.jit(algo.grads)(params, target, obs_norm, jax.tree.map(lambda x: x[0], batches))
+  for part in g_avg:
+    avg, one = (np.asarray(ravel_pytree(g[part])[0]) for g in (g_avg, g_one))
+    assert np.linalg.norm(avg) > 0, part
+    assert np.linalg.norm(one - avg) > 1e-3 * np.linalg.norm(avg), part
 
 
 @pytest.fixture(scope="module")
