@@ -2,7 +2,7 @@
 
 An experiment config is a nested dict with three sections:
   env:   {"name": registered env name, ...any key of mjx_envs.default_config(name)}
-  agent: {"algo": "ppo", "ddpg_her" or "asp", ...any field of that algorithm's config dataclass}
+  agent: {"algo": "ppo", "ddpg_her", "sac_her" or "asp", ...any field of that algorithm's config dataclass}
   run:   {"seed", "eval_every", "num_eval_envs", ...host-loop settings, see RUN_DEFAULTS}
 `resolve` fills every section with its defaults, so the resolved dict lists every valid key and
 `set_dotted` can refuse unknown ones by name.
@@ -32,6 +32,7 @@ from agents import optim
 from agents import holdout
 from agents import selfplay as asp_lib
 from agents import ppo as ppo_lib
+from agents import sac as sac_lib
 
 ConfigError = mjx_envs.ConfigError  # one error type (a ValueError) for every bad name, key or value
 
@@ -53,6 +54,7 @@ _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": fl
 
 ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
          "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train),
+         "sac_her": (sac_lib.SACConfig, sac_lib.make_train),
          "asp": (asp_lib.ASPConfig, asp_lib.make_train)}
 
 # --- value rules: (test, what is allowed) -----------------------------------------------------------
@@ -113,6 +115,7 @@ RULES = {
             "hindsight_coef": _ge(0), "hindsight_clip": _gt(0), "hindsight_strategy": _one_of(her.STRATEGIES),
             "hindsight_form": _one_of(bc.FORMS)},
     "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0)},
+    "sac_her": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0)},  # target_entropy: any number, or None
     "asp": {**_SHARED, **_PPO_LIKE,
             "unroll_length": _ge(0), "hidden": _each(_ge(1)), "lstm_size": _ge(0), "abc_coef": _ge(0),
             "abc_clip": _gt(0),
@@ -196,7 +199,7 @@ def _resolve_agent(agent, env):
   if algo in ("ppo", "asp") and agent["num_envs"] % agent["num_minibatches"]:
     raise ConfigError(f"agent.num_minibatches={agent['num_minibatches']} must divide "
                       f"agent.num_envs={agent['num_envs']} (each minibatch takes whole envs)")
-  if algo == "ddpg_her" and agent["num_envs"] * agent["unroll_length"] > agent["buffer_size"]:
+  if algo in ("ddpg_her", "sac_her") and agent["num_envs"] * agent["unroll_length"] > agent["buffer_size"]:
     raise ConfigError(f"agent.buffer_size={agent['buffer_size']} must hold one cycle of agent.num_envs x "
                       f"agent.unroll_length = {agent['num_envs'] * agent['unroll_length']} transitions")
   if algo == "ppo" and agent["hindsight"] and agent["lstm_size"]:
@@ -396,7 +399,7 @@ def record_video(algo, params, obs_norm, path: str, seed: int = 0, width: int = 
                  height: int = 360) -> str:
   """Renders one episode of the deterministic policy to `path` (.mp4 or .gif); returns `path`.
 
-  PPO and DDPG+HER: the training env for up to the episode length, cut where the episode ends.
+  PPO, DDPG+HER and SAC+HER: the training env for up to the episode length, cut where the episode ends.
   Self-play: Bob on the first holdout task, cut at his first success. A recurrent policy starts from
   its initial carry.
   """

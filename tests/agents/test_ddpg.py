@@ -1,6 +1,6 @@
-"""DDPG+HER: relabelled sampling from a wrapped buffer, gradients averaged over grad_batches, FetchReach
-learning through train.py, exact resume (replay buffer included) and the option to leave the buffer out
-of checkpoints."""
+"""DDPG+HER: relabelled sampling from a wrapped buffer, gradients averaged over grad_batches (DDPG's and
+SAC's), FetchReach learning through train.py, exact resume (replay buffer included) and the option to leave
+the buffer out of checkpoints."""
 import chex
 import jax
 import jax.numpy as jnp
@@ -10,7 +10,7 @@ import pytest
 
 import mjx_envs
 import train
-from agents import ddpg, experiment, replay
+from agents import ddpg, experiment, replay, sac
 from agents import normalize as N
 from agents.ddpg import DDPGConfig, make_train
 
@@ -70,10 +70,10 @@ def _random_buffer(algo, key, cycles=3):
   return buf
 
 
-@pytest.mark.parametrize("learner", [(ddpg, DDPGConfig)], ids=["ddpg"])
+@pytest.mark.parametrize("learner", [(ddpg, DDPGConfig), (sac, sac.SACConfig)], ids=["ddpg", "sac"])
 def test_averaged_gradient_equals_the_gradient_of_the_concatenated_batches(learner):
   # Baselines' k MPI workers average k batches' gradients: that must be the gradient of one k x larger
-  # batch holding the same samples.
+  # batch holding the same samples (SAC's reparameterisation noise travels with its batch).
   mod, config = learner
   k, bs = 4, 16
   algo = mod.make_train(mjx_envs.make("FetchReach"), config(num_envs=2, unroll_length=5, buffer_size=40,
