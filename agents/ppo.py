@@ -88,6 +88,11 @@ class PPOConfig(episodes.StepBudget):
   hindsight_clip: float = 0.2          # its ratio clip (ABC's eps)
   hindsight_form: str = "clip"         # agents.bc FORMS; "clip": the form of its BENCHMARKS figures
   hindsight_strategy: str = "future"   # which achieved goal replaces the failed one (agents.her)
+  # Judge success on whole episodes (issue 12): the unroll must hold whole episodes (unroll_length a
+  # multiple of the episode length; envs start together and Fetch never terminates early), so an episode
+  # counts as failed by its real last step and its future goals come from the whole episode. False: any
+  # unroll length; an episode cut by the unroll's edge is judged at its last step inside the unroll.
+  hindsight_whole_episodes: bool = True
 
   def __post_init__(self):
     if self.num_envs % self.num_minibatches:
@@ -207,6 +212,10 @@ class PPO:
                          f"observations; {type(env).__name__} does not have them")
       if c.lstm_size:
         raise ValueError("hindsight is not supported with an LSTM core (lstm_size > 0)")
+      if c.hindsight_whole_episodes and c.unroll_length % self.episode_length:
+        raise ValueError(f"hindsight_whole_episodes needs unroll_length ({c.unroll_length}) to be a multiple "
+                         f"of the episode length ({self.episode_length}); or set "
+                         f"hindsight_whole_episodes=False to judge episodes cut by the unroll's edge")
       self.goal_size = math.prod(obs["desired_goal"].shape)
     self.recurrent = c.lstm_size > 0
     self.policy_net = PolicyNet(env.action_size, tuple(c.policy_hidden), bins, c.activation, c.init_log_std,

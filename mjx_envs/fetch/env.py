@@ -42,10 +42,12 @@ Deliberate differences that remain, each with its measured effect:
   its arm stretches); the weld's solref is 0.016 (2 x sim_dt; the reference: 0.02 at its 0.002 s step),
   which gives that speed at our step. Within a control step the mocap moves linearly from its previous
   target to the new one (a target that jumps once per step makes the weld jerk the gripper into objects).
-- Physics step: 0.008 s x 5 (the reference: 0.002 s x 20), elliptic cones (the reference: pyramidal;
-  with pyramidal cones MJX's box-box contacts made small objects jump and spin), Newton with 4 iterations
-  (the reference: 100). Rare contact glitches remain: in 1 of 32 replayed pushes the 2 kg block was
-  launched off the table (none in the reference).
+- Physics step: 0.008 s x 5 for every task (the reference: 0.002 s x 20; before issue 12 Push/Slide used
+  0.004 s x 10), elliptic cones (the reference: pyramidal; with pyramidal cones MJX's box-box contacts
+  made small objects jump and spin), Newton with 10 iterations and 10 line-search iterations (the
+  reference: 100 / 50). With 4 / 8 (the setting before issue 12, 1.38x faster) the solver left contacts
+  with the 2 kg block unconverged: 1 of 32 replayed reference pushes launched the block off the table
+  (none in the reference), and the scripted Push expert fell to 0.81 (0.91 at 10 / 10).
 - The gripper meets the table as a plane at the table top (cheap plane-box contacts); the object meets the
   table box (box-box). `table="plane"` (config) puts the object on an infinite plane too: cheaper, but
   the object never falls.
@@ -130,8 +132,11 @@ TABLE = {  # visual table box: centre xy and half extents xy (the reference's ta
     "FetchSlide": ((1.32441906, 0.75018422), (0.625, 0.45)),
     "FetchPickAndPlace": ((1.3, 0.75), (0.25, 0.35)),
 }
-TABLE_TOP_Z = {t: (HEIGHT_OFFSET[t] - OBJECT_HALF[t][2]) if t in OBJECT_HALF
-               else HEIGHT_OFFSET["FetchPush"] - 0.025 for t in HEIGHT_OFFSET}
+TABLE_TOP_Z = 0.4  # the reference's tables: boxes of half-height 0.2 centred at z = 0.2
+# The object's collision box sits this far above its body origin, so that it rests on the table with its
+# origin at the reference's `height_offset` (Slide: the reference's cylindrical puck rests 6.5 mm inside
+# its table; Push/PickAndPlace: 0.3 mm).
+OBJECT_GEOM_DZ = {t: TABLE_TOP_Z + OBJECT_HALF[t][2] - HEIGHT_OFFSET[t] for t in OBJECT_HALF}
 # Physical parameters of gymnasium-robotics 1.4.2's model (tests/fixtures/fetch_dynamics_reference.json).
 FRICTION = 1.0          # Push/PickAndPlace: object and table sliding friction (MuJoCo's default)
 SLIDE_FRICTION = 0.1    # Slide: puck and table sliding friction
@@ -304,7 +309,7 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, con
   slide = task == "FetchSlide"
   friction = SLIDE_FRICTION if slide else FRICTION
   (tx, ty), (thx, thy) = TABLE[task]
-  table_z = TABLE_TOP_Z[task]
+  table_z = TABLE_TOP_Z
   # The default camera of `mjx_envs.render`: the table and goal region, from the far side.
   k = 1.25 if slide else 0.9
   camera = camera_xml("overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k),
@@ -322,7 +327,7 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, con
     obj = f"""
     <body name="object0" pos="{ox} {oy} {HEIGHT_OFFSET[task]}">
       <freejoint name="object0:joint"/>
-      <geom name="object0" type="box" size="{hx} {hy} {hz}" mass="{OBJECT_MASS}"
+      <geom name="object0" type="box" size="{hx} {hy} {hz}" pos="0 0 {OBJECT_GEOM_DZ[task]}" mass="{OBJECT_MASS}"
             friction="{friction} 0.005 0.0001" condim="{obj_condim}" rgba="{rgba}"
             contype="{b["object"]}" conaffinity="{obj_aff}"/>
       <site name="object0" pos="0 0 0" size="0.005" rgba="1 0 0 1" group="3"/>

@@ -112,7 +112,7 @@ def pick_and_place_controller(env) -> Controller:
   return Controller(init, act)
 
 
-def push_controller(env, push_step: float = 0.02, touch_step: float = 0.008,
+def push_controller(env, push_step: float = 0.03, touch_step: float = 0.012,
                     done_radius: float = 0.015, undone_radius: float = 0.035,
                     misalign: float = 0.02, lateral_gain: float = 1.0) -> Controller:
   """Phases: 0 lift, 1 move behind the object (high), 2 go down / across to the point behind it, 3 push,

@@ -29,7 +29,7 @@ def test_clip_form_bc_loss_values_and_gradient():
 def ppo():
   return make_train(mjx_envs.make("FetchReach"),
                     PPOConfig(num_envs=2, unroll_length=6, num_minibatches=1, hindsight=True,
-                              policy_hidden=(16,), value_hidden=(16,)))
+                              hindsight_whole_episodes=False, policy_hidden=(16,), value_hidden=(16,)))
 
 
 def test_hindsight_demos_relabel_failed_episodes_only(ppo):
@@ -63,10 +63,19 @@ def test_hindsight_needs_a_flat_goal_env():
     make_train(mjx_envs.make("BlocksPush"), PPOConfig(hindsight=True, num_envs=4))
 
 
+def test_hindsight_judges_whole_episodes_by_default():
+  """An unroll that cuts episodes is refused unless asked for (hindsight_whole_episodes=False)."""
+  env = mjx_envs.make("FetchReach")
+  with pytest.raises(ValueError, match="multiple of the episode length"):
+    make_train(env, PPOConfig(num_envs=2, num_minibatches=1, unroll_length=10, hindsight=True))
+  make_train(env, PPOConfig(num_envs=2, num_minibatches=1, unroll_length=100, hindsight=True))
+
+
 def test_ppo_hindsight_trains_behind_its_switch(tmp_path):
   cfg = experiment.resolve(train.load_config("ppo_her_fetch_push"))
   for kv in ("env.name='FetchReach'", "agent.num_envs=32", "agent.num_minibatches=2",
              "agent.total_env_steps=1280", "agent.policy_hidden=[32]", "agent.value_hidden=[32]",
+             "agent.unroll_length=10", "agent.episode_length=10",
              "run.eval_every=2", "run.num_eval_envs=8"):
     cfg = experiment.set_dotted(cfg, kv)
   assert cfg["agent"]["hindsight"] is True
