@@ -61,7 +61,10 @@ def summarize(run_dir: str) -> dict:
 def plot(summaries, path):
   fig, axes = plt.subplots(1, 2, figsize=(11, 4))
   for s in summaries:
-    label = f"{s['description'] or s['algo']} ({s['env']})"
+    a = s["agent"]
+    # The run's name, task and the settings that tell same-named runs apart.
+    label = (f"{s['description'] or s['algo']} ({s['env']}; {a.get('num_envs')} envs, batch "
+             f"{a.get('batch_size', '-')} x {a.get('grad_batches', 1)})")
     xs = [p["env_steps"] for p in s["curve"]]
     ys = [p["success"] for p in s["curve"]]
     axes[0].plot(xs, ys, label=label)
@@ -103,6 +106,13 @@ def main(argv=None):
   with open(os.path.join(out, f"{args.name}.json"), "w") as f:
     json.dump(record, f, indent=1)
   plot(summaries, os.path.join(out, f"{args.name}.png"))
+  print("| run | task | algo | env steps | train min | final / best success | success @1M | first >= 0.9 (steps, train min) |")
+  print("|---|---|---|---:|---:|---|---|---|")
+  for s in summaries:
+    first = s["first_0.9"]
+    print(f"| {s['description']} | {s['env']} | {s['algo']} | {s['env_steps']:,} | {s['wall_s'] / 60:.1f} | "
+          f"{s['final_success']:.2f} / {s['best_success']:.2f} | {s['success_at_1M']} | "
+          + (f"{first['env_steps']:,}, {first['wall_s'] / 60:.1f} |" if first else "not reached |"))
   for s in summaries:
     print(f"{s['description']:>24} {s['env']:>18}: final {s['final_success']:.2f} best {s['best_success']:.2f} "
           f"after {s['env_steps']} steps / {s['wall_s'] / 60:.1f} min; @1M {s['success_at_1M']} "
