@@ -7,20 +7,16 @@ episodes. Measured on the 2-core CPU (2026-11-24; BENCHMARKS.md, "Fetch on the r
 success 0.92 at 616k env steps after 35.3 min of training (+40 s compile), 0.95-1.00 from 1M steps; 0.95 at
 the 58-minute stop (1.13M steps). Baselines' 1-worker ratio (2 envs, batch 256) stayed at 0.05-0.14 for
 its 23 minutes (305k steps)."""
+import copy
+import os
+import runpy
+
+_PUSH = runpy.run_path(os.path.join(os.path.dirname(__file__), "ddpg_her_fetch_push.py"))
 
 
 def get_config():
-  return {
-      "env": {"name": "FetchPush", "reward_type": "sparse"},
-      "agent": {
-          "algo": "ddpg_her",
-          "num_envs": 16,
-          "unroll_length": 50,
-          "updates_per_cycle": 40,
-          "batch_size": 2048,
-          "obs_std_min": 0.01,
-          "total_env_steps": 2_000_000,
-          "buffer_size": 1_000_000,
-      },
-      "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 64, "max_minutes": 58},
-  }
+  # ddpg_her_fetch_push (16 envs x 50 steps, 40 updates per cycle) with the 8 workers' batches as one.
+  cfg = copy.deepcopy(_PUSH["get_config"]())
+  cfg["agent"].update(batch_size=2048, obs_std_min=0.01)
+  cfg["run"].update(eval_every=10, num_eval_envs=64, max_minutes=58)
+  return cfg

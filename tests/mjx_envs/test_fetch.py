@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from benchmarks import fetch_parity
 import mjx_envs
 from mjx_envs.fetch import scripted_controller
 from mjx_envs.fetch.env import AIR_MAX, mat2euler
@@ -34,10 +35,8 @@ SAME_KEY = {PLUS_X: 0, ZERO: 0, NAN: 0, BIG_X: 0, OPEN: 0, CLOSE: 0, DUP_A: 9, D
 BARS = {"FetchReach": 0.95, "FetchPush": 0.90, "FetchSlide": 0.50, "FetchPickAndPlace": 0.90}
 N_SCRIPTED = {"FetchReach": 32, "FetchPush": 64, "FetchSlide": 64, "FetchPickAndPlace": 48}
 # The dynamics fixture's open-loop sequences replayed in the same rollout (16 start states each; the
-# probes: 26 constant directions from one start state).
-PARITY_SEQS = {"FetchReach": ["zero", "free", "probe"], "FetchPush": ["zero", "free", "push", "edge", "probe"],
-               "FetchSlide": ["zero", "free", "strike", "probe"],
-               "FetchPickAndPlace": ["zero", "free", "grasp", "pnp_push", "probe"]}
+# probes: 26 constant directions from one start state): the sequences benchmarks/fetch_parity.py replays.
+PARITY_SEQS = fetch_parity.SEQS
 
 
 @pytest.fixture(scope="module")
