@@ -81,3 +81,4 @@ from mjx_envs import fetch as _fetch  # noqa: E402  registers the Fetch tasks
 
 __all__ = ["make", "registered", "register", "default_config", "Env", "GoalEnv", "State",
            "ConfigError", "wrappers"]
+from mjx_envs import hide_and_seek as _hide_and_seek  # noqa: E402  registers the hide-and-seek games

@@ -91,7 +91,8 @@ class EpisodeStats(Wrapper):
   def reset(self, rng):
     state = self.env.reset(rng)
     zero = jnp.zeros(())
-    metrics = {**state.metrics, "episode_return": zero, "episode_length": zero,
+    # A multi-agent env's reward has an agent axis: so has its return.
+    metrics = {**state.metrics, "episode_return": jnp.zeros_like(state.reward), "episode_length": zero,
                "episode_success": zero, "episode_done": zero}
     return state.replace(metrics=metrics)
 
@@ -126,7 +127,14 @@ class Batch(Wrapper):
     return jax.vmap(self.env.reset)(rng)
 
   def step(self, state, action):
-    if action.ndim != 2 or action.shape[-1] != self.env.action_size:
+    if isinstance(action, Mapping):  # a multi-agent env's dict of per-agent arrays: [num_envs, A, ...]
+      self.env.unwrapped.check_action(action)
+      sizes = {k: v.shape[0] if getattr(v, "ndim", 0) else None for k, v in action.items()}
+      n = state.done.shape[0]
+      if any(s != n for s in sizes.values()):
+        raise ValueError(f"batched step expects every action entry to lead with num_envs={n}, got "
+                         f"leading sizes {sizes}")
+    elif action.ndim != 2 or action.shape[-1] != self.env.action_size:
       raise ValueError(
           f"batched step expects actions [num_envs, {self.env.action_size}], got {action.shape}")
     return jax.vmap(self.env.step)(state, action)

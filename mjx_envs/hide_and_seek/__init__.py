@@ -1,0 +1,34 @@
+"""Hide-and-seek (seed 004; OpenAI's multi-agent-emergence-environments) on MJX: `HideAndSeekQuadrant`
+(the quadrant game) and `HideAndSeek` (random rooms). See `mjx_envs/hide_and_seek/env.py` for the API,
+the observations and every deliberate difference from the reference; `scripted.py` for scripted teams.
+
+    env = mjx_envs.make("HideAndSeekQuadrant", n_seekers=[1, 1])
+"""
+
+import functools
+
+from mjx_envs.hide_and_seek.env import LAYOUTS, HideAndSeekEnv, default_config
+
+NAMES = {"HideAndSeekQuadrant": "quadrant", "HideAndSeek": "random_rooms"}
+
+
+def _defaults(layout):
+  config = default_config(layout)
+  del config["layout"]  # fixed by the name
+  return config
+
+
+def _factory(layout, **config):
+  return HideAndSeekEnv(layout=layout, **config)
+
+
+def _register_all():
+  import mjx_envs  # pylint: disable=import-outside-toplevel  (package __init__ has defined register)
+  for name, layout in NAMES.items():
+    if name not in mjx_envs.registered():
+      mjx_envs.register(name, functools.partial(_factory, layout), functools.partial(_defaults, layout))
+
+
+_register_all()
+
+__all__ = ["HideAndSeekEnv", "LAYOUTS", "NAMES", "default_config"]
