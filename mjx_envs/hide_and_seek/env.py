@@ -386,6 +386,47 @@ class HideAndSeekEnv(MjxEnv):
     ranges = jnp.where(frozen[:, None, None], jnp.stack([q, q], -1), free)
     return info["jnt_range"].at[self._obj_j].set(ranges)
 
+  def with_poses(self, state: State, agent_pose=None, object_pose=None, wall_pos=None,
+                 wall_size=None) -> State:
+    """`state` with entities moved and at rest: agent_pose [A, 4] and object_pose [O, 4] rows (x, y, z,
+    yaw; objects: boxes then ramps) replace the present entities' poses where not NaN; wall_pos /
+    wall_size [W, 3] replace the inner walls. For scripted scenes and tests; jittable."""
+    info = dict(state.info)
+    q = state.pipeline_state.qpos
+    for rows, joints, on in ((agent_pose, self._agent_j, info["agent_on"]),
+                             (object_pose, self._obj_j, jnp.concatenate([info["box_on"], info["ramp_on"]]))):
+      if rows is not None:
+        rows = jnp.asarray(rows, jnp.float32)
+        keep = jnp.isnan(rows) | (on[:, None] <= 0)
+        q = q.at[joints].set(jnp.where(keep, q[joints], rows))
+    if wall_pos is not None:
+      info["wall_pos"] = jnp.asarray(wall_pos, jnp.float32)
+    if wall_size is not None:
+      info["wall_size"] = jnp.asarray(wall_size, jnp.float32)
+    obj_q = q[self._obj_j]
+    info["lock_q"] = obj_q
+    info["obj_start"] = obj_q[:, :3]
+    info["locked"] = jnp.zeros_like(info["locked"])
+    info["jnt_range"] = self._object_ranges(info, info["locked"])
+    m = self.world_model(info)
+    data = state.pipeline_state.replace(qpos=q, qvel=jnp.zeros_like(state.pipeline_state.qvel))
+    data = mjx.kinematics(m, data)
+    obs, visible = self._observe(m, data, info)
+    info["visible"] = visible
+    return state.replace(pipeline_state=data, obs=obs, info=info)
+
+  def door_centres(self, state: State):
+    """Quadrant: (centres [2, 2] of the doors in the x = 3 wall and the y = 3 wall, open [2] bool)."""
+    if self.layout != "quadrant":
+      raise ValueError("door_centres is defined for the quadrant layout")
+    pos, size = state.info["wall_pos"], state.info["wall_size"]
+    h = S.FLOOR_SIZE / 2
+    v_lo, v_hi = pos[..., 0, 1] + size[..., 0, 1], pos[..., 1, 1] - size[..., 1, 1]
+    h_lo, h_hi = pos[..., 2, 0] + size[..., 2, 0], pos[..., 3, 0] - size[..., 3, 0]
+    centres = jnp.stack([jnp.stack([jnp.full_like(v_lo, h), (v_lo + v_hi) / 2], -1),
+                         jnp.stack([(h_lo + h_hi) / 2, jnp.full_like(h_lo, h)], -1)], -2)
+    return centres, jnp.stack([v_hi - v_lo > 0.1, h_hi - h_lo > 0.1], -1)
+
   # --- step --------------------------------------------------------------------------------------
   def step(self, state: State, action: Mapping[str, jax.Array]) -> State:
     self.check_action(action)
