@@ -148,11 +148,14 @@ def scene_xml(n_agents: int, n_boxes: int, n_ramps: int, n_walls: int, sim_dt: f
   welds = "".join(f'<weld name="grab{i}_{o}" body1="agent{i}" body2="{name}" active="false" '
                   f'solref="0.02 1"/>' for i in range(n_agents) for o, name in enumerate(objects))
   # Outer walls: planes facing into the arena (a plane's normal is its frame's +z).
-  planes = [("wall_west", (0, f / 2, 1), "0 1.5708 0"), ("wall_east", (f, f / 2, 1), "0 -1.5708 0"),
-            ("wall_south", (f / 2, 0, 1), "-1.5708 0 0"), ("wall_north", (f / 2, f, 1), "1.5708 0 0")]
+  # Rays see a plane only within its size (collisions do not): 2 m high, the arena's length.
+  planes = [("wall_west", (0, f / 2, 1), "0 1.5708 0", (1, f / 2)),
+            ("wall_east", (f, f / 2, 1), "0 -1.5708 0", (1, f / 2)),
+            ("wall_south", (f / 2, 0, 1), "-1.5708 0 0", (f / 2, 1)),
+            ("wall_north", (f / 2, f, 1), "1.5708 0 0", (f / 2, 1))]
   outer = "".join(
-      f'<geom name="{n}" type="plane" pos="{p[0]} {p[1]} {p[2]}" euler="{e}" size="{f / 2} 1 0.1" '
-      f'friction="{OTHER_FRICTION} 0.005 0.0001" condim="1" rgba="0.3 0.65 0.3 0.25"/>' for n, p, e in planes)
+      f'<geom name="{n}" type="plane" pos="{p[0]} {p[1]} {p[2]}" euler="{e}" size="{z[0]} {z[1]} 0.1" '
+      f'friction="{OTHER_FRICTION} 0.005 0.0001" condim="1" rgba="0.3 0.65 0.3 0.25"/>' for n, p, e, z in planes)
   top = camera_xml("overview", (f / 2, f / 2 - 0.01, 8.5), (f / 2, f / 2, 0), fovy=45)
   side = camera_xml("perspective", (f / 2, -3.2, 5.2), (f / 2, f / 2 - 0.5, 0), fovy=50)
   return f"""
