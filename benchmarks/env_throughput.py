@@ -56,6 +56,8 @@ PRESETS = {
     "FetchPush": ("FetchPush", {}),
     "FetchPickAndPlace": ("FetchPickAndPlace", {}),
     "FetchSlide": ("FetchSlide", {}),
+    "HideAndSeekQuadrant": ("HideAndSeekQuadrant", {}),
+    "HideAndSeek": ("HideAndSeek", {}),
 }
 DEFAULT_ENVS = list(PRESETS)
 QUICK_ENVS = ["BlocksPush-1", "FetchPush"]
@@ -162,10 +164,16 @@ def tile_batch(pool, batch: int, devices=None):
 def make_rollout(env, batch: int, num_steps: int, actions: str):
   step = jax.vmap(env.step)
   size = env.action_size
+  multi_agent = hasattr(env, "random_action")  # hide-and-seek: a dict of per-agent actions
 
   def rollout(state, key):
     def body(s, k):
-      if actions == "zero":
+      if multi_agent:
+        a = jax.vmap(env.random_action)(jax.random.split(k, batch))
+        if actions == "zero":
+          a = {"move": jnp.full_like(a["move"], 5), "grab": jnp.zeros_like(a["grab"]),
+               "lock": jnp.zeros_like(a["lock"])}
+      elif actions == "zero":
         a = jnp.zeros((batch, size))
       else:
         a = jax.random.uniform(k, (batch, size), minval=-1.0, maxval=1.0)
@@ -265,12 +273,45 @@ def c_target_clip(env, family: str):
   return lambda target: np.clip(target, lo, hi)
 
 
+def bench_c_hide_and_seek(env, pool, actions: str, seconds: float, seed: int = 0) -> dict:
+  """Single-thread C MuJoCo on the same model as the first reset world (its walls, box sizes, joint
+  ranges written into a copy of env.mj_model): random movement bins each control step, then
+  `n_substeps` mj_step. Physics only: the env's rays (sight, lidar), grab and lock are not in it."""
+  import copy  # pylint: disable=import-outside-toplevel
+  from mjx_envs.hide_and_seek.env import bins_to_ctrl  # pylint: disable=import-outside-toplevel
+  info = jax.tree.map(lambda x: np.asarray(x[0]), pool.info)
+  mx = env.world_model(jax.tree.map(jnp.asarray, info))
+  m = copy.deepcopy(env.mj_model)
+  for field in ("geom_pos", "geom_size", "body_inertia", "jnt_range", "eq_data"):
+    getattr(m, field)[:] = np.asarray(getattr(mx, field))
+  d = mujoco.MjData(m)
+  d.qpos[:] = np.asarray(pool.pipeline_state.qpos[0])
+  mujoco.mj_forward(m, d)
+  rng = np.random.default_rng(seed)
+  chunk, total, t_run = 50, 0, 0.0
+  A = env.num_agents
+  while t_run < seconds:
+    bins = rng.integers(0, 11, (chunk, A * 3)) if actions == "random" else np.full((chunk, A * 3), 5)
+    ctrls = np.asarray(bins_to_ctrl(bins))
+    t0 = time.perf_counter()
+    for c in ctrls:
+      d.ctrl[:] = c
+      for _ in range(env.n_substeps):
+        mujoco.mj_step(m, d)
+    t_run += time.perf_counter() - t0
+    total += chunk
+  return {"c_steps": total, "c_run_s": t_run, "c_steps_per_s": total / t_run,
+          "c_substeps_per_s": total * env.n_substeps / t_run}
+
+
 def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0) -> dict:
   """Single-thread C MuJoCo on env.mj_model: control steps per second, started from a reset state.
 
   Each control step: the mocap target = tcp + 0.05 * a[:3] (clipped as the env does; Fetch moves it
   linearly over the substeps, as its env does), the finger ctrl from a[-1] (Fetch: the finger position + a[-1]), then `n_substeps` mj_step.
   """
+  if family == "hide_and_seek":
+    return bench_c_hide_and_seek(env, pool, actions, seconds, seed)
   m = env.mj_model
   first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
   # The reset's state only (resets compute positions, not the mass matrix: copying derived fields
@@ -413,7 +454,8 @@ def main(argv=None):
   for bname in envs:
     reg, over = resolve(bname)
     env = mjx_envs.make(reg, **over)
-    family = "fetch" if reg.startswith("Fetch") else "blocks"
+    family = ("fetch" if reg.startswith("Fetch") else "hide_and_seek" if reg.startswith("HideAndSeek")
+              else "blocks")
     configs[bname] = model_config(env)
     t0 = time.perf_counter()
     pool = reset_pool(env, seed=0)

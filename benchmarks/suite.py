@@ -103,6 +103,7 @@ THROUGHPUT = [
     ThroughputEnv("FetchPush"),
     ThroughputEnv("BlocksPush-4"),
     ThroughputEnv("FetchReach"),
+    ThroughputEnv("HideAndSeekQuadrant"),
 ]
 
 _PPO_TINY = ("--steps", "240", "--num-envs", "8", "--unroll", "5", "--minibatches", "2", "--epochs", "1",

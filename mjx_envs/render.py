@@ -9,7 +9,8 @@ Frames come from `mujoco.Renderer` with the OpenGL backend named by `MUJOCO_GL`,
 first imported; `import mjx_envs` defaults it to EGL on a Linux machine without a display (see
 `mjx_envs/_gl.py`). Goals are drawn as translucent ghosts added to the scene at render time (the physics
 model is untouched): block-world goal poses (with their labelled faces for the flip task), the Fetch
-success sphere. `BlocksSelfPlay` shows the copy of the world of whoever acts, with Bob's goal as ghosts.
+success sphere, hide-and-seek's vision cones (`ghosts=False` leaves them out). Hide-and-seek frames also
+show each world's walls, team colours and lock state (a copy of the model takes them per frame). `BlocksSelfPlay` shows the copy of the world of whoever acts, with Bob's goal as ghosts.
 """
 
 from __future__ import annotations
@@ -144,8 +145,10 @@ def _view(env, state: State):
     return env.world, {**arrays, "show_goal": bob}
   if not isinstance(env, MjxEnv):
     raise TypeError(f"cannot render {type(env).__name__}: mjx_envs.render draws MjxEnv-based envs "
-                    "(the block world, its self-play game and the Fetch tasks)")
+                    "(the block world, its self-play game, the Fetch tasks and hide-and-seek)")
   arrays = _arrays(state)
+  if hasattr(env, "render_extras"):  # per-world model fields (hide-and-seek's walls, locks, teams)
+    arrays.update({k: np.asarray(v) for k, v in env.render_extras(state).items()})
   # The goal-free block world (Alice's) keeps its start poses in info["goal"]: not a goal to draw.
   if isinstance(env, GoalEnv) and getattr(env, "is_goal_env", True) and "goal" in state.info:
     arrays["show_goal"] = np.ones(arrays["qpos"].shape[:-1], bool)
@@ -181,16 +184,25 @@ def _render(env: MjxEnv, arrays, width, height, camera, ghosts) -> np.ndarray:
     model.vis.global_.offheight = max(height, model.vis.global_.offheight)
   if camera is None:
     camera = CAMERA if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, CAMERA) >= 0 else -1
+  prepare = getattr(env, "render_prepare", None)  # writes a frame's per-world fields into the model
+  decor = getattr(env, "render_decor", None)      # extra geoms to draw (e.g. vision cones)
+  if prepare is not None and model is env.mj_model:
+    model = copy.copy(model)  # the env's own model stays untouched
   data = mujoco.MjData(model)
   frames = np.empty((len(arrays["qpos"]), height, width, 3), np.uint8)
   with _renderer(model, width, height) as renderer:
     for t in range(len(frames)):
+      frame = {k: v[t] for k, v in arrays.items()}
+      if prepare is not None:
+        prepare(model, frame)
       for k in ("qpos", "mocap_pos", "mocap_quat"):
         getattr(data, k)[:] = arrays[k][t]
       mujoco.mj_forward(model, data)
       renderer.update_scene(data, camera)
       if ghosts and "show_goal" in arrays and arrays["show_goal"][t]:
         _add_ghosts(renderer.scene, _ghosts(env, arrays["goal"][t]))
+      if decor is not None and ghosts:
+        _add_ghosts(renderer.scene, decor(frame))
       renderer.render(out=frames[t])
   return frames
 

@@ -427,6 +427,48 @@ class HideAndSeekEnv(MjxEnv):
                          jnp.stack([(h_lo + h_hi) / 2, jnp.full_like(h_lo, h)], -1)], -2)
     return centres, jnp.stack([v_hi - v_lo > 0.1, h_hi - h_lo > 0.1], -1)
 
+  # --- rendering (mjx_envs.render) ---------------------------------------------------------------
+  def render_extras(self, state: State) -> Dict[str, jax.Array]:
+    """The per-world fields a frame needs beyond qpos (any leading batch / time axes)."""
+    keys = ("wall_pos", "wall_size", "box_size", "locked", "lock_team", "agent_on", "box_on", "ramp_on")
+    return {k: state.info[k] for k in keys}
+
+  def render_prepare(self, model, frame) -> None:
+    """Writes one frame's walls, box sizes, team colours and lock state into a copy of the MjModel."""
+    m = model
+    m.geom_pos[self._wall_geom] = frame["wall_pos"]
+    m.geom_size[self._wall_geom] = frame["wall_size"]
+    m.geom_size[self._box_geom] = frame["box_size"]
+    for i in range(self.num_agents):
+      rgba = S.HIDER_RGBA if self.hider_flag[i] else S.SEEKER_RGBA
+      m.geom_rgba[m.geom(f"agent{i}").id] = (*rgba[:3], float(frame["agent_on"][i]))
+      m.geom_rgba[m.geom(f"agent{i}_nose").id, 3] = float(frame["agent_on"][i])
+    on = np.concatenate([frame["box_on"], frame["ramp_on"]])
+    for o in range(self.n_objects):
+      base = S.BOX_RGBA if o < self.n_boxes else S.RAMP_RGBA
+      if frame["locked"][o] > 0:  # locked: the locking team's colour, darkened
+        team = S.HIDER_RGBA if frame["lock_team"][o] > 0 else S.SEEKER_RGBA
+        base = tuple(0.55 * t for t in team[:3]) + (1.0,)
+      body = self._obj_body[o]
+      for g in np.nonzero(m.geom_bodyid == body)[0]:
+        m.geom_rgba[g] = (*base[:3], float(on[o]))
+
+  def render_decor(self, frame):
+    """Vision cones: two 1 m rays at the cone's edges from each present agent, in its team colour."""
+    out = []
+    half = np.arccos(self._cos_half_cone)
+    for i in range(self.num_agents):
+      if frame["agent_on"][i] <= 0:
+        continue
+      x, y, z, yaw = (frame["qpos"][j] for j in self._agent_j[i])
+      rgba = (*(S.HIDER_RGBA if self.hider_flag[i] else S.SEEKER_RGBA)[:3], 0.6)
+      for edge in (yaw - half, yaw + half):
+        c, s_ = np.cos(edge), np.sin(edge)
+        mat = np.array([[c, -s_, 0], [s_, c, 0], [0, 0, 1]], float).ravel()
+        pos = np.array([x + 0.5 * c, y + 0.5 * s_, z + 0.1])
+        out.append((mujoco.mjtGeom.mjGEOM_BOX, [0.5, 0.008, 0.008], pos, mat, rgba))
+    return out
+
   # --- step --------------------------------------------------------------------------------------
   def step(self, state: State, action: Mapping[str, jax.Array]) -> State:
     self.check_action(action)

@@ -50,7 +50,6 @@ UNLOCKED = 1000.0           # joint range of a free joint: no motion reaches it
 HIDER_RGBA = (66 / 255, 235 / 255, 244 / 255, 1.0)
 SEEKER_RGBA = (1.0, 0.0, 0.0, 1.0)
 BOX_RGBA = (0.95, 0.75, 0.2, 1.0)
-LOCKED_RGBA = (0.55, 0.35, 0.05, 1.0)
 RAMP_RGBA = (0.0, 0.5, 1.0, 1.0)
 WALL_RGBA = (0.3, 0.65, 0.3, 1.0)
 DECOR_GROUP = 3             # visual-only geoms: rays (lidar, sight) skip this group
@@ -107,15 +106,18 @@ def scene_xml(n_agents: int, n_boxes: int, n_ramps: int, n_walls: int, sim_dt: f
         f'mass="{RAMP_MASS / 2}" condim="1" friction="{OTHER_FRICTION} 0.005 0.0001" '
         f'rgba="{" ".join(map(str, RAMP_RGBA))}"/>' for n, p, h, e in ramp_geoms())
 
+  def joints(name, damping=0.0, damping_z=0.0):
+    """Slides x, y, z and a hinge about z, all limited (the range per world: locks, parking)."""
+    return "".join(f'<joint name="{name}_{a}" type="{t}" axis="{ax}" damping="{d}" {lim}/>' for a, t, ax, d in (
+        ("tx", "slide", "1 0 0", damping), ("ty", "slide", "0 1 0", damping),
+        ("tz", "slide", "0 0 1", damping_z), ("rz", "hinge", "0 0 1", damping)))
+
   bodies = []
   for i in range(n_agents):
     # Geoms and joints of every movable thing start at the world origin: qpos = world position.
     bodies.append(f"""
     <body name="agent{i}">
-      <joint name="agent{i}_tx" type="slide" axis="1 0 0" damping="{JOINT_DAMPING}" {lim}/>
-      <joint name="agent{i}_ty" type="slide" axis="0 1 0" damping="{JOINT_DAMPING}" {lim}/>
-      <joint name="agent{i}_tz" type="slide" axis="0 0 1" damping="1" {lim}/>
-      <joint name="agent{i}_rz" type="hinge" axis="0 0 1" damping="{JOINT_DAMPING}" {lim}/>
+      {joints(f"agent{i}", JOINT_DAMPING, 1.0)}
       <geom name="agent{i}" type="sphere" size="{AGENT_RADIUS}" mass="{AGENT_MASS}"
             friction="{OTHER_FRICTION} 0.005 0.0001" condim="1" rgba="0.5 0.5 0.5 1"/>
       <geom name="agent{i}_nose" type="sphere" size="0.05" pos="{AGENT_RADIUS} 0 0.05" mass="0"
@@ -124,20 +126,14 @@ def scene_xml(n_agents: int, n_boxes: int, n_ramps: int, n_walls: int, sim_dt: f
   for j in range(n_boxes):
     bodies.append(f"""
     <body name="box{j}">
-      <joint name="box{j}_tx" type="slide" axis="1 0 0" {lim}/>
-      <joint name="box{j}_ty" type="slide" axis="0 1 0" {lim}/>
-      <joint name="box{j}_tz" type="slide" axis="0 0 1" {lim}/>
-      <joint name="box{j}_rz" type="hinge" axis="0 0 1" {lim}/>
+      {joints(f"box{j}")}
       <geom name="box{j}" type="box" size="{BOX_HALF} {BOX_HALF} {BOX_HALF}" mass="{BOX_MASS}"
             friction="{BOX_FRICTION} 0.005 0.0001" rgba="{' '.join(map(str, BOX_RGBA))}"/>
     </body>""")
   for k in range(n_ramps):
     bodies.append(f"""
     <body name="ramp{k}">
-      <joint name="ramp{k}_tx" type="slide" axis="1 0 0" {lim}/>
-      <joint name="ramp{k}_ty" type="slide" axis="0 1 0" {lim}/>
-      <joint name="ramp{k}_tz" type="slide" axis="0 0 1" {lim}/>
-      <joint name="ramp{k}_rz" type="hinge" axis="0 0 1" {lim}/>
+      {joints(f"ramp{k}")}
       {ramp_body_geoms(k)}
     </body>""")
   walls = "".join(
@@ -164,7 +160,8 @@ def scene_xml(n_agents: int, n_boxes: int, n_ramps: int, n_walls: int, sim_dt: f
   <option timestep="{sim_dt}" gravity="0 0 {gravity}" iterations="{iterations}"
           ls_iterations="{ls_iterations}"/>
   <default><joint solreflimit="0.01 1"/></default>
-  <visual><global offwidth="960" offheight="720"/><quality shadowsize="2048"/></visual>
+  <visual><global offwidth="960" offheight="720"/><quality shadowsize="2048"/>
+    <headlight ambient="0.45 0.45 0.45" diffuse="0.4 0.4 0.4"/></visual>
   <asset>
     <texture name="grid" type="2d" builtin="checker" rgb1=".92 .92 .9" rgb2=".85 .85 .82"
              width="300" height="300" mark="edge" markrgb=".7 .7 .7"/>
