@@ -98,8 +98,8 @@ def scenes():
   }
 
 
-def scene_env():
-  return mjx_envs.make("HideAndSeekQuadrant", **SCENE_CONFIG)
+def scene_env(**overrides):
+  return mjx_envs.make("HideAndSeekQuadrant", **{**SCENE_CONFIG, **overrides})
 
 
 def run_scenes(env, key=jax.random.PRNGKey(0)):
@@ -174,7 +174,7 @@ def measure(env, names, start, traj):
   out = {}
   # force: the hider's x and speed.
   x = q[:, i["force"], aj[0, 0]] - q0[i["force"], aj[0, 0]]
-  model = slide_1d(12, T)
+  model = slide_1d(12, T, env.n_substeps, float(env.mj_model.opt.timestep))
   out["force"] = {"top_speed": float(np.max(qv[:, i["force"], aj[0, 0]])),
                   "model_top_speed": float((F - MU_G) / DAMPING),
                   "travel": float(x[-1]), "model_travel": float(model[-1]),

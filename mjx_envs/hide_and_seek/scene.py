@@ -159,7 +159,7 @@ def scene_xml(n_agents: int, n_boxes: int, n_ramps: int, n_walls: int, sim_dt: f
   <compiler angle="radian" autolimits="true"/>
   <option timestep="{sim_dt}" gravity="0 0 {gravity}" iterations="{iterations}"
           ls_iterations="{ls_iterations}"/>
-  <default><joint solreflimit="0.01 1"/></default>
+  <default><joint solreflimit="{2 * sim_dt:g} 1"/></default>
   <visual><global offwidth="960" offheight="720"/><quality shadowsize="2048"/>
     <headlight ambient="0.45 0.45 0.45" diffuse="0.4 0.4 0.4"/></visual>
   <asset>
