@@ -181,6 +181,8 @@ class HideAndSeekEnv(MjxEnv):
         raise ConfigError(f"{key} must be > 0, got {c[key]!r}")
     if c["gravity"] > 0:
       raise ConfigError(f"gravity must be <= 0 (m/s^2 along z), got {c['gravity']!r}")
+    if self.boxes[1] + self.ramps[1] == 0:
+      raise ConfigError("n_boxes and n_ramps are both [0, 0]: the game needs at least one box or ramp slot")
     if layout == "quadrant" and self.boxes[1] > 4:
       raise ConfigError(f"quadrant: n_boxes max is 4 (they spawn in the room), got {c['n_boxes']!r}")
     self.config = c

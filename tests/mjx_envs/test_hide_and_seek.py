@@ -154,6 +154,8 @@ def test_config_and_action_errors(quadrant):
     mjx_envs.make("HideAndSeek", n_hider=[1, 2])
   with pytest.raises(ConfigError, match="n_boxes"):
     mjx_envs.make("HideAndSeek", n_boxes=[0, 20])
+  with pytest.raises(ConfigError, match="at least one box or ramp"):
+    mjx_envs.make("HideAndSeekQuadrant", n_boxes=[0, 0], n_ramps=[0, 0])
   with pytest.raises(ConfigError, match="layout"):
     mjx_envs.hide_and_seek.HideAndSeekEnv(layout="maze")
   state = jax.eval_shape(quadrant.reset, jax.random.PRNGKey(0))
