@@ -1,0 +1,62 @@
+"""The entity-centric torso of hide-and-seek's policy and omniscient value function (seed 004, figure
+and appendix B), over the observation dict of `mjx_envs.hide_and_seek` for ONE agent (any leading batch
+axes; a learner folds the agent axis into the batch):
+
+  lidar [.., L]  -> circular 1-D convolution (no layer norm, as the paper)  ┐
+  self  [.., S]  ----------------------------------------------------------┴-> dense -> own embedding
+  agents [.., A, Fa], boxes [.., B, Fb], ramps [.., R, Fr], each concatenated with `self`
+        -> a dense layer per entity type -> residual masked self-attention (agents.attention)
+        -> masked mean pool
+  [own embedding, pooled] -> dense -> the torso's output [.., dense]   (an LSTM and the heads follow)
+
+Layer normalisation after every dense layer. `omniscient=True` reads the unmasked `*_full` arrays with
+their presence masks (`*_present`) instead of what the agent sees (`agents`, `*_mask`): the paper's
+omniscient value function; False for the policy (and for the masked-critic ablation).
+"""
+
+from __future__ import annotations
+
+import flax.linen as nn
+import jax.numpy as jnp
+
+from agents.attention import ResidualSelfAttention, masked_mean
+
+ENTITY_TYPES = ("agents", "boxes", "ramps")
+
+
+def _dense_ln(x, size):
+  return nn.relu(nn.LayerNorm()(nn.Dense(size)(x)))
+
+
+class EntityTorso(nn.Module):
+  """obs (one agent's dict) -> features [..., dense]; see the module docstring."""
+  embed: int = 128
+  heads: int = 4
+  head_dim: int = 32
+  dense: int = 256
+  lidar_channels: int = 9
+  lidar_kernel: int = 3
+  omniscient: bool = False
+
+  @nn.compact
+  def __call__(self, obs):
+    own = obs["self"]
+    lidar = obs["lidar"]
+    k = self.lidar_kernel // 2
+    wrapped = jnp.concatenate([lidar[..., -k:], lidar, lidar[..., :k]], -1)[..., None] if k else lidar[..., None]
+    conv = nn.relu(nn.Conv(self.lidar_channels, (self.lidar_kernel,), padding="VALID")(wrapped))
+    conv = conv.reshape(conv.shape[:-2] + (-1,))
+    own_emb = _dense_ln(jnp.concatenate([own, conv], -1), self.embed)
+    entities, masks = [], []
+    for kind in ENTITY_TYPES:
+      feats = obs[f"{kind}_full" if self.omniscient else kind]
+      mask = obs[f"{kind}_present" if self.omniscient else f"{kind}_mask"]
+      if feats.shape[-2] == 0:
+        continue
+      with_self = jnp.concatenate([feats, jnp.broadcast_to(own[..., None, :], feats.shape[:-1] + own.shape[-1:])], -1)
+      entities.append(_dense_ln(with_self, self.embed))
+      masks.append(mask)
+    ents, mask = jnp.concatenate(entities, -2), jnp.concatenate(masks, -1)
+    ents = ResidualSelfAttention(self.heads, self.head_dim)(ents, mask)
+    pooled = masked_mean(ents, mask)
+    return _dense_ln(jnp.concatenate([own_emb, pooled], -1), self.dense)
