@@ -35,7 +35,7 @@ import numpy as np
 
 from mjx_envs.hide_and_seek import scene as S
 from mjx_envs.hide_and_seek import scripted
-from mjx_envs.hide_and_seek.env import NEUTRAL_BIN, _segments
+from mjx_envs.hide_and_seek.env import NEUTRAL_BIN
 
 T = 24
 SCENE_CONFIG = dict(n_hiders=[1, 1], n_seekers=[1, 1], n_boxes=[1, 1], n_ramps=[1, 1], prep_fraction=0.0,
@@ -109,7 +109,7 @@ def run_scenes(env, key=jax.random.PRNGKey(0)):
   names = list(table)
   agent = np.array([[v[0], v[1]] for v in table.values()], np.float32)
   obj = np.array([[v[2], v[3]] for v in table.values()], np.float32)
-  wall_pos, wall_size = zip(*[_segments(jnp.asarray(v[4], jnp.float32)) for v in table.values()])
+  wall_pos, wall_size = zip(*[S.wall_boxes(v[4]) for v in table.values()])
   acts = {k: np.stack([v[5][k] for v in table.values()], 1) for k in ("move", "grab", "lock")}
 
   @jax.jit
@@ -261,8 +261,9 @@ def scripted_rate(episodes: int, seed: int = 0, env=None):
   m = jax.tree.map(np.asarray, traj.metrics)
   after = m["hider_reward"][:, env.prep_steps:]
   doors = np.asarray(env.door_centres(s0)[1]).sum(-1)
-  seeker_moved_in_prep = np.abs(np.asarray(traj.pipeline_state.qpos)[:, env.prep_steps - 1][:, env._agent_j[2:, :2]]  # pylint: disable=protected-access
-                                - np.asarray(s0.pipeline_state.qpos)[:, env._agent_j[2:, :2]]).max()  # pylint: disable=protected-access
+  seekers = env._agent_j[env.n_hiders:, :2]  # pylint: disable=protected-access
+  seeker_moved_in_prep = np.abs(np.asarray(traj.pipeline_state.qpos)[:, env.prep_steps - 1][:, seekers]
+                                - np.asarray(s0.pipeline_state.qpos)[:, seekers]).max()
   return float(np.mean(np.all(after == 1, -1))), {
       "episodes": episodes, "doors": float(doors.mean()),
       "locked_at_prep_end": float(m["num_box_lock_prep"][:, -1].mean()),

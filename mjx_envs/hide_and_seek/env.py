@@ -214,6 +214,8 @@ class HideAndSeekEnv(MjxEnv):
     self._obj_body = np.array([m.body(f"box{j}").id for j in range(B)]
                               + [m.body(f"ramp{k}").id for k in range(R)], np.int32)
     self._box_geom = np.array([m.geom(f"box{j}").id for j in range(B)], np.int32)
+    self._agent_geom = np.array([[m.geom(f"agent{i}").id, m.geom(f"agent{i}_nose").id] for i in range(A)],
+                                np.int32).reshape(A, 2)
     self._wall_geom = np.array([m.geom(f"wall{w}").id for w in range(self.n_walls)], np.int32)
     self._geom_body = np.append(m.geom_bodyid, -1).astype(np.int32)  # index -1 (no hit) reads -1
     self._weld = np.array([[m.equality(f"grab{i}_{o}").id for o in range(self.n_objects)]
@@ -223,7 +225,8 @@ class HideAndSeekEnv(MjxEnv):
     self._ramp_centre = np.tile(S.RAMP_CENTRE, (R, 1))
     self._lidar_dirs = np.stack([np.cos(a := np.linspace(0, 2 * np.pi, c["n_lidar"], endpoint=False)),
                                  np.sin(a), np.zeros_like(a)], -1)
-    self._cos_half_cone = float(np.cos(np.deg2rad(c["vision_cone_deg"]) / 2))
+    self._half_cone = float(np.deg2rad(c["vision_cone_deg"]) / 2)
+    self._cos_half_cone = float(np.cos(self._half_cone))
     self._lockable = np.array([True] * B + [bool(c["lock_ramps"])] * R)
     if layout == "random_rooms":
       rng = np.random.default_rng(c["layout_seed"])
@@ -269,7 +272,7 @@ class HideAndSeekEnv(MjxEnv):
     return m.replace(
         geom_pos=m.geom_pos.at[self._wall_geom].set(info["wall_pos"]),
         geom_size=m.geom_size.at[self._wall_geom].set(info["wall_size"]).at[self._box_geom].set(box_size),
-        body_inertia=m.body_inertia.at[self._obj_body[:self.n_boxes]].set(_box_inertia(box_size)),
+        body_inertia=m.body_inertia.at[self._obj_body[:self.n_boxes]].set(S.box_inertia(box_size)),
         jnt_range=info["jnt_range"],
         eq_data=info["eq_data"])
 
@@ -326,12 +329,7 @@ class HideAndSeekEnv(MjxEnv):
         "obj_start": obj_q[:, :3],
         "hidden_steps": jnp.zeros(()), "diverged": jnp.zeros(()),
     }
-    info["jnt_range"] = self._object_ranges(info, info["locked"])
-    m = self.world_model(info)
-    data = self.make_data().replace(qpos=qpos)
-    data = mjx.kinematics(m, data)
-    obs, visible = self._observe(m, data, info)
-    info["visible"] = visible
+    data, obs, info = self._settle(self.make_data().replace(qpos=qpos), info)
     zero = jnp.zeros(())
     metrics = {k: zero for k in (
         "max_box_move", "max_ramp_move", "max_box_move_prep", "max_ramp_move_prep", "num_box_lock",
@@ -358,7 +356,7 @@ class HideAndSeekEnv(MjxEnv):
     segs = jnp.array([[h, 0.0, h, 0.0], [h, 0.0, h, h + t], [h - t, h, 0.0, h], [0.0, h, f, h]])
     segs = segs.at[0, 3].set(c_v - gap_v).at[1, 1].set(c_v + gap_v)
     segs = segs.at[2, 2].set(c_h - gap_h).at[3, 0].set(c_h + gap_h)
-    return _segments(segs)
+    return S.wall_boxes(segs)
 
   def _sample_box_sizes(self, key, n_b):
     """Half-sizes [B, 3]: the first n_elongated boxes elongated (some along x, the rest along y)."""
@@ -418,16 +416,19 @@ class HideAndSeekEnv(MjxEnv):
     if wall_size is not None:
       info["wall_size"] = jnp.asarray(wall_size, jnp.float32)
     obj_q = q[self._obj_j]
-    info["lock_q"] = obj_q
-    info["obj_start"] = obj_q[:, :3]
-    info["locked"] = jnp.zeros_like(info["locked"])
+    info.update(lock_q=obj_q, obj_start=obj_q[:, :3], locked=jnp.zeros_like(info["locked"]))
+    data = state.pipeline_state.replace(qpos=q, qvel=jnp.zeros_like(state.pipeline_state.qvel))
+    data, obs, info = self._settle(data, info)
+    return state.replace(pipeline_state=data, obs=obs, info=info)
+
+  def _settle(self, data, info):
+    """A fresh or edited world's (data with its kinematics, obs, info with object ranges and sight),
+    from qpos and info's unlocked objects (`lock_q` their poses)."""
     info["jnt_range"] = self._object_ranges(info, info["locked"])
     m = self.world_model(info)
-    data = state.pipeline_state.replace(qpos=q, qvel=jnp.zeros_like(state.pipeline_state.qvel))
     data = mjx.kinematics(m, data)
-    obs, visible = self._observe(m, data, info)
-    info["visible"] = visible
-    return state.replace(pipeline_state=data, obs=obs, info=info)
+    obs, info["visible"] = self._observe(m, data, info)
+    return data, obs, info
 
   def door_centres(self, state: State):
     """Quadrant: (centres [2, 2] of the doors in the x = 3 wall and the y = 3 wall, open [2] bool)."""
@@ -455,8 +456,9 @@ class HideAndSeekEnv(MjxEnv):
     m.geom_size[self._box_geom] = frame["box_size"]
     for i in range(self.num_agents):
       rgba = S.HIDER_RGBA if self.hider_flag[i] else S.SEEKER_RGBA
-      m.geom_rgba[m.geom(f"agent{i}").id] = (*rgba[:3], float(frame["agent_on"][i]))
-      m.geom_rgba[m.geom(f"agent{i}_nose").id, 3] = float(frame["agent_on"][i])
+      body, nose = self._agent_geom[i]
+      m.geom_rgba[body] = (*rgba[:3], float(frame["agent_on"][i]))
+      m.geom_rgba[nose, 3] = float(frame["agent_on"][i])
     on = np.concatenate([frame["box_on"], frame["ramp_on"]])
     for o in range(self.n_objects):
       base = S.BOX_RGBA if o < self.n_boxes else S.RAMP_RGBA
@@ -470,7 +472,7 @@ class HideAndSeekEnv(MjxEnv):
   def render_decor(self, frame):
     """Vision cones: two 1 m rays at the cone's edges from each present agent, in its team colour."""
     out = []
-    half = np.arccos(self._cos_half_cone)
+    half = self._half_cone
     for i in range(self.num_agents):
       if frame["agent_on"][i] <= 0:
         continue
@@ -690,20 +692,6 @@ class HideAndSeekEnv(MjxEnv):
 def bins_to_ctrl(move):
   """Movement bins (int, 0..10) -> motor controls in [-0.9, 0.9] (the reference's DiscretizeActionWrapper)."""
   return (-S.ACTION_LIM + move * (2 * S.ACTION_LIM / (N_BINS - 1))).astype(jnp.float32)
-
-
-def _box_inertia(half):
-  h2 = jnp.square(half)
-  return S.BOX_MASS / 3.0 * jnp.stack([h2[:, 1] + h2[:, 2], h2[:, 0] + h2[:, 2], h2[:, 0] + h2[:, 1]], -1)
-
-
-def _segments(segs):
-  """Wall boxes (pos [W, 3], half-size [W, 3]) of centre lines [W, 4] (x0, y0, x1, y1)."""
-  x0, y0, x1, y1 = segs.T
-  hx = jnp.maximum(jnp.abs(x1 - x0) / 2, S.WALL_HALF_T)
-  hy = jnp.maximum(jnp.abs(y1 - y0) / 2, S.WALL_HALF_T)
-  z = jnp.full_like(x0, S.WALL_HEIGHT / 2)
-  return jnp.stack([(x0 + x1) / 2, (y0 + y1) / 2, z], -1), jnp.stack([hx, hy, z], -1)
 
 
 def _place(key, half, on, regions, wall_pos, wall_size):

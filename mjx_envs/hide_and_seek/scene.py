@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
+import jax.numpy as jnp
 import numpy as np
 
 from mjx_envs.core import camera_xml
@@ -80,11 +81,11 @@ RAMP_HALF = np.array([RAMP_LENGTH / 2, RAMP_WIDTH / 2, (RAMP_HEIGHT + RAMP_LIP) 
 RAMP_CENTRE = np.array([0.0, 0.0, (RAMP_HEIGHT + RAMP_LIP) / 2])                     # centred here
 
 
-def box_inertia(half: np.ndarray, mass: float = BOX_MASS) -> np.ndarray:
-  """Principal inertia [..., 3] of solid boxes of half-sizes `half` [..., 3]."""
-  h2 = np.square(half)
-  return mass / 3.0 * np.stack([h2[..., 1] + h2[..., 2], h2[..., 0] + h2[..., 2],
-                                h2[..., 0] + h2[..., 1]], -1)
+def box_inertia(half, mass: float = BOX_MASS):
+  """Principal inertia [..., 3] of solid boxes of half-sizes `half` [..., 3] (numpy or jax arrays)."""
+  h2 = jnp.square(half)
+  return mass / 3.0 * jnp.stack([h2[..., 1] + h2[..., 2], h2[..., 0] + h2[..., 2],
+                                 h2[..., 0] + h2[..., 1]], -1)
 
 
 def park_position(slot: int) -> Tuple[float, float, float]:
@@ -186,12 +187,15 @@ def scene_xml(n_agents: int, n_boxes: int, n_ramps: int, n_walls: int, sim_dt: f
 
 
 # --- layouts -------------------------------------------------------------------------------------------
-def _segment(x0, y0, x1, y1) -> Tuple[np.ndarray, np.ndarray]:
-  """(pos [3], half-size [3]) of the wall box along the axis-aligned centre line (x0, y0)-(x1, y1)."""
-  cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-  hx = max(abs(x1 - x0) / 2, WALL_HALF_T)
-  hy = max(abs(y1 - y0) / 2, WALL_HALF_T)
-  return np.array([cx, cy, WALL_HEIGHT / 2]), np.array([hx, hy, WALL_HEIGHT / 2])
+def wall_boxes(segs):
+  """Wall boxes (pos [..., 3], half-size [..., 3]) along axis-aligned centre lines [..., 4]
+  (x0, y0, x1, y1); numpy or jax arrays (the quadrant's doors are drawn under jit)."""
+  segs = jnp.asarray(segs, jnp.float32)
+  x0, y0, x1, y1 = (segs[..., k] for k in range(4))
+  hx = jnp.maximum(jnp.abs(x1 - x0) / 2, WALL_HALF_T)
+  hy = jnp.maximum(jnp.abs(y1 - y0) / 2, WALL_HALF_T)
+  z = jnp.full_like(x0, WALL_HEIGHT / 2)
+  return jnp.stack([(x0 + x1) / 2, (y0 + y1) / 2, z], -1), jnp.stack([hx, hy, z], -1)
 
 
 def unused_wall() -> Tuple[np.ndarray, np.ndarray]:
@@ -242,5 +246,6 @@ def layout_arrays(segments_list, n_walls: int) -> Tuple[np.ndarray, np.ndarray]:
     if len(segments) > n_walls:
       raise ValueError(f"layout {l} has {len(segments)} wall segments; the pool holds {n_walls}")
     for w in range(n_walls):
-      pos[l, w], size[l, w] = _segment(*segments[w]) if w < len(segments) else unused_wall()
+      pos[l, w], size[l, w] = (np.asarray(a) for a in wall_boxes(segments[w])) if w < len(segments) \
+          else unused_wall()
   return pos, size
