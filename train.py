@@ -40,6 +40,8 @@ from agents import flops, sharding, surgery
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONFIG_DIR = os.path.join(ROOT, "configs")
 DEFAULT_CONFIG = "ppo_fetch_reach"
+# The two metrics of the progress line and learning_curve.png: (key, label); an algorithm may name its own.
+HEADLINE = (("eval/success_rate", "success"), ("eval/return", "return"))
 
 
 def list_configs():
@@ -149,7 +151,8 @@ def enable_compilation_cache(path: str | None = None):
 class Logger:
   """metrics.jsonl + TensorBoard + a progress bar."""
 
-  def __init__(self, run_dir, total_steps, start_steps, progress=True):
+  def __init__(self, run_dir, total_steps, start_steps, progress=True, headline=HEADLINE):
+    self.headline = headline
     from tensorboardX import SummaryWriter  # pylint: disable=import-outside-toplevel
     self.path = os.path.join(run_dir, "metrics.jsonl")
     self.tb = SummaryWriter(os.path.join(run_dir, "tb"))
@@ -166,8 +169,8 @@ class Logger:
       if isinstance(v, (int, float)) and k != "env_steps":
         self.tb.add_scalar(k, v, row["env_steps"])
     self.tb.flush()
-    short = (f"sps={row['train/sps']:.0f} success={row['eval/success_rate']:.2f} "
-             f"return={row['eval/return']:.2f}")
+    short = f"sps={row['train/sps']:.0f} " + " ".join(
+        f"{label.replace(' ', '_')}={row[key]:.2f}" for key, label in self.headline)
     if self.bar is not None:
       self.bar.update(row["env_steps"] - self.bar.n)
       self.bar.set_postfix_str(short)
@@ -183,18 +186,18 @@ class Logger:
     self.tb.close()
 
 
-def plot_curve(run_dir):
-  """learning_curve.png from metrics.jsonl."""
+def plot_curve(run_dir, headline=HEADLINE):
+  """learning_curve.png from metrics.jsonl: the two headline metrics against env steps."""
   # A bare Figure: no pyplot, so the caller's backend (a notebook's inline one) is left alone.
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = [r["env_steps"] for r in rows]
   fig = Figure(figsize=(10, 3.5))
   axes = fig.subplots(1, 2)
-  axes[0].plot(steps, [r["eval/success_rate"] for r in rows])
-  axes[0].set(xlabel="env steps", ylabel="eval success rate", ylim=(-0.02, 1.02))
-  axes[1].plot(steps, [r["eval/return"] for r in rows])
-  axes[1].set(xlabel="env steps", ylabel="eval return")
+  for ax, (key, label) in zip(axes, headline):
+    ax.plot(steps, [r[key] for r in rows])
+    ax.set(xlabel="env steps", ylabel="eval " + label,
+           **({"ylim": (-0.02, 1.02)} if key == "eval/success_rate" else {}))
   fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
   fig.tight_layout()
   fig.savefig(os.path.join(run_dir, "learning_curve.png"), dpi=100)
@@ -234,6 +237,38 @@ def plot_selfplay(run_dir):
   fig.suptitle(os.path.basename(os.path.normpath(run_dir)) + ": self-play")
   fig.tight_layout()
   fig.savefig(os.path.join(run_dir, "selfplay.png"), dpi=100)
+
+
+def plot_emergence(run_dir):
+  """emergence.png from a hide-and-seek run's metrics.jsonl, as seed 004's figure 3: the two teams'
+  rewards, then the largest box and ramp movement and the number of locked boxes and ramps, each at the
+  end of the preparation phase and of the episode, against env steps (training episodes, solid;
+  evaluation episodes, dotted)."""
+  from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+  rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
+  steps = [r["env_steps"] for r in rows]
+  col = lambda k: [r.get(k, float("nan")) for r in rows]  # noqa: E731
+  fig = Figure(figsize=(17.5, 3.5))
+  axes = fig.subplots(1, 5)
+  for team, color in (("hider", "C0"), ("seeker", "C3")):
+    axes[0].plot(steps, col(f"train/{team}_return"), color=color, label=f"{team}s")
+    axes[0].plot(steps, col(f"eval/{team}_return"), color=color, ls=":")
+  axes[0].axhline(0.0, color="0.7", lw=0.8)
+  axes[0].set(xlabel="env steps", ylabel="episode reward per agent")
+  axes[0].legend(fontsize=7)
+  panels = (("max_box_move", "max box movement (m)"), ("max_ramp_move", "max ramp movement (m)"),
+            ("num_box_lock", "boxes locked"), ("num_ramp_lock", "ramps locked"))
+  for ax, (k, label) in zip(axes[1:], panels):
+    ax.plot(steps, col(f"train/{k}_prep"), color="C2", label="end of preparation")
+    ax.plot(steps, col(f"train/{k}"), color="C1", label="end of episode")
+    ax.plot(steps, col(f"eval/{k}_prep"), color="C2", ls=":")
+    ax.plot(steps, col(f"eval/{k}"), color="C1", ls=":")
+    ax.set(xlabel="env steps", ylabel=label)
+  axes[1].legend(fontsize=7)
+  fig.suptitle(os.path.basename(os.path.normpath(run_dir)) + ": emergence (solid: training episodes, "
+               "dotted: evaluation)")
+  fig.tight_layout()
+  fig.savefig(os.path.join(run_dir, "emergence.png"), dpi=100)
 
 
 def _fmt(compile_s):
@@ -398,7 +433,8 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
 
   steps_per_chunk = updates_per_chunk * c.steps_per_update
   total_chunks = -(-c.num_updates // updates_per_chunk)
-  logger = Logger(run_dir, total_chunks * steps_per_chunk, meta["env_steps"], progress)
+  headline = getattr(algo, "headline", HEADLINE)
+  logger = Logger(run_dir, total_chunks * steps_per_chunk, meta["env_steps"], progress, headline)
   wall0 = time.time() - meta["wall_s"]
   session0 = time.time()  # run.max_minutes counts this invocation's training time only
   row = None
@@ -448,9 +484,11 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     logger.close()
     ckpt.close()
   if os.path.exists(os.path.join(run_dir, "metrics.jsonl")):
-    plot_curve(run_dir)
+    plot_curve(run_dir, headline)
     if cfg["agent"]["algo"] == "asp":
       plot_selfplay(run_dir)
+    if cfg["agent"]["algo"] == "mappo":
+      plot_emergence(run_dir)
   if video:
     t = time.time()
     path = experiment.record_video(algo, ts.params, ts.obs_norm, os.path.join(run_dir, "video.mp4"),

@@ -105,3 +105,29 @@ class MultiCategorical:
   @staticmethod
   def to_env(x):
     return x.astype(jnp.int32)
+
+
+@struct.dataclass
+class Product:
+  """Independent distributions over the entries of a dict action (hide-and-seek's move, grab and lock):
+  `parts` {name: distribution}; sample, mode and to_env act per entry; log-prob and entropy sum."""
+  parts: dict
+
+  def sample(self, key):
+    keys = jax.random.split(key, len(self.parts))
+    return {k: d.sample(kk) for (k, d), kk in zip(sorted(self.parts.items()), keys)}
+
+  def mode(self):
+    return {k: d.mode() for k, d in self.parts.items()}
+
+  def log_prob(self, x):
+    return sum(d.log_prob(x[k]) for k, d in self.parts.items())
+
+  def entropy(self):
+    return sum(d.entropy() for d in self.parts.values())
+
+  def kl(self, other: "Product"):
+    return sum(d.kl(other.parts[k]) for k, d in self.parts.items())
+
+  def to_env(self, x):
+    return {k: d.to_env(x[k]) for k, d in self.parts.items()}

@@ -60,3 +60,58 @@ class EntityTorso(nn.Module):
     ents = ResidualSelfAttention(self.heads, self.head_dim)(ents, mask)
     pooled = masked_mean(ents, mask)
     return _dense_ln(jnp.concatenate([own_emb, pooled], -1), self.dense)
+
+
+class EntityCore(nn.Module):
+  """EntityTorso, then an LSTM cell: (obs, carry) -> (features [..., lstm], carry). The carry is (c, h),
+  each [..., lstm] (agents.networks.zero_carry)."""
+  embed: int = 128
+  heads: int = 4
+  head_dim: int = 32
+  dense: int = 256
+  lstm: int = 256
+  omniscient: bool = False
+
+  @nn.compact
+  def __call__(self, obs, carry):
+    x = EntityTorso(self.embed, self.heads, self.head_dim, self.dense, omniscient=self.omniscient)(obs)
+    carry, h = nn.OptimizedLSTMCell(self.lstm)(carry, x)
+    return nn.LayerNorm()(h), carry
+
+
+MOVE_AXES, MOVE_BINS = 3, 11
+
+
+class EntityPolicy(nn.Module):
+  """(obs, carry) -> ({"move": logits [..., 3, 11], "grab": [..., 1, 2], "lock": [..., 1, 2]}, carry):
+  the paper's three action heads on the entity core (masked observation)."""
+  embed: int = 128
+  heads: int = 4
+  head_dim: int = 32
+  dense: int = 256
+  lstm: int = 256
+
+  @nn.compact
+  def __call__(self, obs, carry):
+    x, carry = EntityCore(self.embed, self.heads, self.head_dim, self.dense, self.lstm)(obs, carry)
+    small = nn.initializers.orthogonal(0.01)  # near-uniform actions at the start
+    move = nn.Dense(MOVE_AXES * MOVE_BINS, kernel_init=small)(x).reshape(x.shape[:-1] + (MOVE_AXES, MOVE_BINS))
+    grab = nn.Dense(2, kernel_init=small)(x)[..., None, :]
+    lock = nn.Dense(2, kernel_init=small)(x)[..., None, :]
+    return {"move": move, "grab": grab, "lock": lock}, carry
+
+
+class EntityValue(nn.Module):
+  """(obs, carry) -> (V [...], carry): the same architecture with its own parameters; `omniscient` reads
+  the unmasked entities (the paper's value function), False the agent's own view (its ablation)."""
+  embed: int = 128
+  heads: int = 4
+  head_dim: int = 32
+  dense: int = 256
+  lstm: int = 256
+  omniscient: bool = True
+
+  @nn.compact
+  def __call__(self, obs, carry):
+    x, carry = EntityCore(self.embed, self.heads, self.head_dim, self.dense, self.lstm, self.omniscient)(obs, carry)
+    return nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0], carry

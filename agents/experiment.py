@@ -2,7 +2,7 @@
 
 An experiment config is a nested dict with three sections:
   env:   {"name": registered env name, ...any key of mjx_envs.default_config(name)}
-  agent: {"algo": "ppo", "ddpg_her", "sac_her" or "asp", ...any field of that algorithm's config dataclass}
+  agent: {"algo": "ppo", "ddpg_her", "sac_her", "asp" or "mappo", ...any field of that algorithm's config dataclass}
   run:   {"seed", "eval_every", "num_eval_envs", ...host-loop settings, see RUN_DEFAULTS}
 `resolve` fills every section with its defaults, so the resolved dict lists every valid key and
 `set_dotted` can refuse unknown ones by name.
@@ -30,6 +30,7 @@ from agents import ddpg as ddpg_lib
 from agents import her
 from agents import optim
 from agents import holdout
+from agents import mappo as mappo_lib
 from agents import selfplay as asp_lib
 from agents import ppo as ppo_lib
 from agents import sac as sac_lib
@@ -55,7 +56,8 @@ _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": fl
 ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
          "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train),
          "sac_her": (sac_lib.SACConfig, sac_lib.make_train),
-         "asp": (asp_lib.ASPConfig, asp_lib.make_train)}
+         "asp": (asp_lib.ASPConfig, asp_lib.make_train),
+         "mappo": (mappo_lib.MAPPOConfig, mappo_lib.make_train)}
 
 # --- value rules: (test, what is allowed) -----------------------------------------------------------
 def _ge(low):
@@ -123,6 +125,11 @@ RULES = {
             "past_opponent_prob": _within(0, 1, high_open=True), "pool_size": _ge(1), "pool_every": _ge(1),
             "opponent_sampling": _one_of(asp_lib.SAMPLING), "pool_eta": _ge(0),
             "holdout_tasks": _holdout_tasks(), "holdout_max_goals": _ge(1)},
+    "mappo": {**{k: v for k, v in _SHARED.items() if k != "obs_clip"}, "num_minibatches": _ge(1), "update_epochs": _ge(1), "learning_rate": _gt(0),
+              "gae_lambda": _within(0, 1), "clip_eps": _gt(0), "vf_coef": _ge(0), "ent_coef": _ge(0),
+              "max_grad_norm": _gt(0), "lr_schedule": _one_of(optim.SCHEDULES), "lr_end_frac": _ge(0),
+              "unroll_length": _ge(1), "bptt_length": _ge(1), "episode_length": _ge(1), "embed": _ge(1),
+              "heads": _ge(1), "head_dim": _ge(1), "dense": _ge(1), "lstm_size": _ge(1)},
     "run": {"seed": _within(0, 2**31, high_open=True), "eval_every": _ge(1), "checkpoint_every": _ge(1),
             "keep_checkpoints": _ge(1), "num_eval_envs": _ge(1), "max_minutes": _ge(0),
             "devices": _ge(0), "ratings_every": _ge(0)},
@@ -208,6 +215,9 @@ def _resolve_agent(agent, env):
   if algo == "ppo" and agent["distribution"] == "categorical" and not bins:
     raise ConfigError(f"agent.distribution='categorical' needs an env with binned actions "
                       f"(env.action_bins, e.g. 11); env {env['name']} has action_bins={bins!r}")
+  if algo == "mappo" and not env["name"].startswith("HideAndSeek"):
+    raise ConfigError(f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek); "
+                      f"got env.name={env['name']!r}")
   if algo == "asp" and (env["name"] != "BlocksSelfPlay" or not bins):
     raise ConfigError(f"agent.algo='asp' needs env.name='BlocksSelfPlay' with env.action_bins set (e.g. 11); "
                       f"got env.name={env['name']!r}, env.action_bins={bins!r}")
