@@ -397,6 +397,12 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   largest = max(n_envs, cfg["run"]["num_eval_envs"] * max(1, len(getattr(algo.config, "holdout_tasks", ()))))
   nv = getattr(getattr(env, "world", env), "mj_model").nv
   devices = sharding.usable_devices(n_envs, jax.devices()[:cfg["run"]["devices"] or None], nv, largest)
+  cap = getattr(algo, "cpu_max_devices", None)
+  if cap and devices[0].platform == "cpu" and len(devices) > cap:
+    if cfg["run"]["devices"] > cap:
+      raise SystemExit(f"error: run.devices={cfg['run']['devices']}: agent.algo={cfg['agent']['algo']!r} runs on "
+                       f"at most {cap} CPU device(s) (see {type(algo).__module__}.{type(algo).__name__})")
+    devices = devices[:cap]
   if cfg["run"]["devices"] and len(devices) != cfg["run"]["devices"]:
     raise SystemExit(f"error: run.devices={cfg['run']['devices']} but {len(devices)} device(s) can split "
                      f"agent.num_envs={n_envs} here ({len(jax.devices())} available; on CPU, batches whose "

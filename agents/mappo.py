@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import optax
 
 from agents import distributions as D
-from agents import episodes, optim
+from agents import episodes, optim, sharding
 from agents.entity_net import EntityPolicy, EntityValue
 from agents.networks import next_carry, zero_carry
 from agents.ppo import clipped_surrogate, gae, masked_mean, value_loss
@@ -134,6 +134,10 @@ class MAPPO:
   """The compiled pieces of one multi-agent PPO setup (see the module docstring)."""
 
   env_axis_fields = ("env_state", "core")  # TrainState fields split over devices
+  # On CPU, one host device: on two (train.py's default on a 2-core machine) the compiled evaluation
+  # hangs for good, every pool thread blocked in jaxlib's LAPACK ParallelBatchMap (seen with gdb; the
+  # deadlock agents.sharding.LAPACK_SPLIT_WORK describes, at a batch its estimate does not flag).
+  cpu_max_devices = 1
   # train.py's progress line and learning curve: the two teams' evaluation returns.
   headline = (("eval/seeker_return", "seeker return"), ("eval/hider_return", "hider return"))
 
@@ -354,7 +358,7 @@ class MAPPO:
     n = int(num_envs or self.config.num_eval_envs)
     env = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(self.raw_env, self.episode_length)), n)
     k_reset, k_act = jax.random.split(key)
-    state = env.reset(k_reset)
+    state = sharding.constrain_env_axis(env.reset(k_reset))
     act = self.policy(params, obs_norm, deterministic=False)
 
     def body(loop, k):
@@ -392,3 +396,4 @@ class MAPPO:
 def make_train(env, config: MAPPOConfig | None = None) -> MAPPO:
   """Builds the multi-agent PPO pieces for a raw hide-and-seek env (see the module docstring)."""
   return MAPPO(env, config or MAPPOConfig())
+
