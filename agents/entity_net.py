@@ -12,6 +12,9 @@ axes; a learner folds the agent axis into the batch):
 Layer normalisation after every dense layer. `omniscient=True` reads the unmasked `*_full` arrays with
 their presence masks (`*_present`) instead of what the agent sees (`agents`, `*_mask`): the paper's
 omniscient value function; False for the policy (and for the masked-critic ablation).
+
+`EntityPolicy` and `EntityValue` (what agents.mappo trains) put an LSTM and layer norm after the torso,
+then the three action heads (move 3 x 11 bins, grab, lock) or the value.
 """
 
 from __future__ import annotations

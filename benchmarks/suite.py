@@ -141,6 +141,12 @@ HEADLINE = [
         "env.alice_steps=5", "env.bob_steps_per_object=10", "env.max_goals=1", "agent.num_minibatches=2",
         "agent.num_envs=4", "agent.update_epochs=1", "agent.hidden=(16,)", "agent.lstm_size=8",
         "agent.total_env_steps=150", "run.eval_every=1", "run.num_eval_envs=2")),
+    # Hide-and-seek (issue 16): no success target; its figures are steps/s and how far the emergence
+    # statistics (emergence.png, metrics.jsonl) went in the budget.
+    HeadlineRun("hns_quadrant", target=None, budget_min=8.0, tiny=(
+        "agent.num_envs=4", "agent.unroll_length=20", "agent.num_minibatches=2", "agent.update_epochs=1",
+        "agent.embed=16", "agent.heads=2", "agent.head_dim=8", "agent.dense=32", "agent.lstm_size=16",
+        "agent.total_env_steps=160", "run.eval_every=1", "run.num_eval_envs=4")),
 ]
 
 # Sizes: `full` for a GPU, `cpu` for a small run on a CPU, `tiny` for the test (seconds per step).

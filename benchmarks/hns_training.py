@@ -1,0 +1,135 @@
+"""Hide-and-seek training figures (issue 16): the random-policy level of each team's reward, the training
+throughput of a config, and a summary of a run directory's emergence.
+
+  python benchmarks/hns_training.py baseline [--episodes 256]         # uniform-random and untrained teams
+  python benchmarks/hns_training.py throughput [--config hns_quadrant_cpu] [--set k=v ...] [--chunks 3]
+  python benchmarks/hns_training.py summary RUN_DIR                   # phases seen in metrics.jsonl
+
+`baseline` plays whole quadrant episodes (a) with uniformly random actions for every agent, and (b) with
+the untrained hns_quadrant_cpu policy (agents.mappo's evaluation), and prints each team's mean episode
+return: the level the seekers' reward must rise above. `throughput` times compiled train chunks
+(train_many of run.eval_every updates) after a warm-up chunk: world steps/s and agent steps/s (world steps
+x agents). `summary` smooths the evaluation returns (window 5) and reports the first, peak and last levels.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import mjx_envs  # noqa: E402  first: the XLA:CPU flag
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from agents import experiment, mappo  # noqa: E402
+from mjx_envs import wrappers  # noqa: E402
+import train  # noqa: E402
+
+
+def _cfg(name, sets=()):
+  cfg = experiment.resolve(train.load_config(name))
+  return experiment.set_dotted(cfg, *sets) if sets else cfg
+
+
+def baseline(episodes: int, seed: int = 0):
+  cfg = _cfg("hns_quadrant_cpu")
+  env, algo = experiment.build(cfg)
+  batched = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(env, env.episode_length)), episodes)
+
+  @jax.jit
+  def random_play(key):
+    k0, k1 = jax.random.split(key)
+    state = batched.reset(k0)
+
+    def body(state, k):
+      action = jax.vmap(env.random_action)(jax.random.split(k, episodes))
+      return batched.step(state, action), None
+
+    state, _ = jax.lax.scan(body, state, jax.random.split(k1, env.episode_length))
+    ret = state.metrics["episode_return"]                                   # [E, A]
+    hider = np.asarray(env.hider_flag, bool)
+    return {"hider_return": jnp.mean(ret[:, hider]), "seeker_return": jnp.mean(ret[:, ~hider]),
+            "hidden_fraction": jnp.mean(state.metrics["hidden_fraction"])}
+
+  t = time.time()
+  rnd = jax.device_get(random_play(jax.random.PRNGKey(seed)))
+  ts = jax.jit(algo.init)(jax.random.PRNGKey(seed))
+  init = jax.device_get(jax.jit(lambda p, k: algo.evaluate(p, None, k, episodes))(ts.params, jax.random.PRNGKey(seed + 1)))
+  out = {"episodes": episodes, "uniform_random": {k: float(v) for k, v in rnd.items()},
+         "untrained_policy": {k.split("/", 1)[1]: float(init[k]) for k in
+                              ("eval/hider_return", "eval/seeker_return", "eval/hidden_fraction")},
+         "seconds": round(time.time() - t, 1)}
+  print(json.dumps(out, indent=1))
+  return out
+
+
+def throughput(name: str, sets, chunks: int):
+  cfg = _cfg(name, sets)
+  _, algo = experiment.build(cfg)
+  n = cfg["run"]["eval_every"]
+  ts = jax.jit(algo.init)(jax.random.PRNGKey(0))
+  t = time.time()
+  step = jax.jit(lambda s: algo.train_many(s, n), donate_argnums=0).lower(ts).compile()
+  compile_s = time.time() - t
+  ts, m = step(ts)
+  jax.block_until_ready(m)
+  times = []
+  for _ in range(chunks):
+    t = time.time()
+    ts, m = step(ts)
+    jax.block_until_ready(m)
+    times.append(time.time() - t)
+  world = n * algo.config.steps_per_update / np.median(times)
+  out = {"config": name, "sets": list(sets), "device": str(jax.devices()[0]), "compile_s": round(compile_s, 1),
+         "updates_per_chunk": n, "chunk_s": [round(x, 2) for x in times], "world_steps_per_s": round(world, 1),
+         "agent_steps_per_s": round(world * algo.num_agents, 1)}
+  print(json.dumps(out))
+  return out
+
+
+def summary(run_dir: str, window: int = 5):
+  rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
+  steps = np.array([r["env_steps"] for r in rows])
+  out = {"run": run_dir, "evaluations": len(rows), "env_steps": int(steps[-1]), "wall_min": round(rows[-1]["wall_s"] / 60, 1),
+         "episodes": int(sum(r["train/episodes"] for r in rows))}
+  for src in ("eval", "train"):
+    seeker = np.array([r[f"{src}/seeker_return"] for r in rows])
+    smooth = np.convolve(seeker, np.ones(window) / window, mode="valid")
+    peak = int(np.argmax(smooth))
+    out[src] = {"seeker_first": round(float(smooth[0]), 2), "seeker_peak": round(float(smooth[peak]), 2),
+                "seeker_peak_at_steps": int(steps[peak + window - 1]),
+                "seeker_last": round(float(smooth[-1]), 2),
+                "hider_last": round(float(-smooth[-1]), 2)}
+  for k in mappo.EMERGENCE:
+    out[f"last_{k}"] = round(float(np.mean([r[f"train/{k}"] for r in rows[-window:]])), 3)
+  print(json.dumps(out, indent=1))
+  return out
+
+
+def main(argv=None):
+  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  sub = p.add_subparsers(dest="cmd", required=True)
+  b = sub.add_parser("baseline")
+  b.add_argument("--episodes", type=int, default=256)
+  tp = sub.add_parser("throughput")
+  tp.add_argument("--config", default="hns_quadrant_cpu")
+  tp.add_argument("--set", action="append", default=[])
+  tp.add_argument("--chunks", type=int, default=3)
+  s = sub.add_parser("summary")
+  s.add_argument("run_dir")
+  a = p.parse_args(argv)
+  if a.cmd == "baseline":
+    baseline(a.episodes)
+  elif a.cmd == "throughput":
+    throughput(a.config, a.set, a.chunks)
+  else:
+    summary(a.run_dir)
+
+
+if __name__ == "__main__":
+  main()
