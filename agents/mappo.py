@@ -117,7 +117,8 @@ class Transition:
   reward: jax.Array            # [.., A]
   done: jax.Array              # [.., A] (the world's done, per agent)
   active: jax.Array            # [.., A] 1 where the agent acted
-  core: Any                    # the LSTM state the step started from
+  core: Any                    # from a rollout: the LSTM states each chunk of bptt_length steps starts
+                               # from, leaves [T / bptt_length, N, A, H] (not one per step: memory)
 
 
 def _to_env(action):
@@ -203,8 +204,8 @@ class MAPPO:
 
   # --- rollout -----------------------------------------------------------------------------------
   def rollout(self, ts: TrainState, key):
-    """unroll_length steps of every world -> (env_state, core, Transition [T, N, A, ...], stats [T, N],
-    the value of the state after the last step [N, A])."""
+    """unroll_length steps of every world -> (env_state, core, Transition [T, N, A, ...] (its `core`: the
+    chunk starts), stats [T, N], the value of the state after the last step [N, A])."""
     A = self.num_agents
 
     def body(carry, k):
@@ -215,11 +216,21 @@ class MAPPO:
       nxt = self.env.step(env_state, _to_env(action))
       done = jnp.broadcast_to(nxt.done[:, None], (nxt.done.shape[0], A))
       tr = Transition(env_state.obs, action, dist.log_prob(action), self._value_units(ts.ret_norm, v),
-                      nxt.reward, done, self.active(env_state).astype(jnp.float32), core)
+                      nxt.reward, done, self.active(env_state).astype(jnp.float32), None)
       return (nxt, next_carry(None, new_core, nxt.done[:, None])), (tr, self._step_stats(env_state, nxt))
 
-    keys = jax.random.split(key, self.config.unroll_length)
-    (env_state, core), (traj, stats) = jax.lax.scan(body, (ts.env_state, ts.core), keys)
+    def chunk(carry, keys):  # bptt_length steps; keeps only the LSTM state the chunk starts from
+      start = carry[1]
+      carry, out = jax.lax.scan(body, carry, keys)
+      return carry, (out, start)
+
+    c = self.config
+    T, L = c.unroll_length, c.bptt_length
+    keys = jax.random.split(key, T)
+    (env_state, core), ((traj, stats), starts) = jax.lax.scan(
+        chunk, (ts.env_state, ts.core), keys.reshape((T // L, L) + keys.shape[1:]))
+    traj, stats = jax.tree.map(lambda x: x.reshape((T,) + x.shape[2:]), (traj, stats))
+    traj = traj.replace(core=starts)
     _, last_v, _ = self.step_nets(ts.params, env_state.obs, core)
     return env_state, core, traj, stats, self._value_units(ts.ret_norm, last_v)
 
@@ -256,7 +267,7 @@ class MAPPO:
       x = x.reshape((C, L, -1) + x.shape[3:])
       return jnp.swapaxes(x, 0, 1).reshape((L, -1) + x.shape[3:])
 
-    starts = jax.tree.map(lambda x: x[::L].reshape((-1,) + x.shape[3:]), traj.core)
+    starts = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[3:]), traj.core)  # [C, N, A, H] -> [S, H]
     body = jax.tree.map(seq, (traj.replace(core=None), adv, targets))
     return body, starts
 
