@@ -423,6 +423,9 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   resuming = resume and ckpt.latest_step() is not None
   old_cfg = experiment.run_config(run_dir) if resuming else None
   changed = surgery.changed_fields(old_cfg["agent"], cfg["agent"]) if resuming else []
+  if changed and not getattr(algo, "supports_surgery", True):
+    raise SystemExit(f"error: --resume {run_dir}: agent.{', agent.'.join(changed)} changed, but agent.algo="
+                     f"{cfg['agent']['algo']!r} has no surgery (agents/surgery.py); resume with its architecture")
   fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming or bool(changed))
   flops_future = None  # started after the first chunk (see below)
   if resuming and changed:

@@ -139,6 +139,7 @@ class MAPPO:
   # hangs for good, every pool thread blocked in jaxlib's LAPACK ParallelBatchMap (seen with gdb; the
   # deadlock agents.sharding.LAPACK_SPLIT_WORK describes, at a batch its estimate does not flag).
   cpu_max_devices = 1
+  supports_surgery = False  # agents.surgery knows the MLP learners' parameter trees, not the entity nets
   # train.py's progress line and learning curve: the two teams' evaluation returns.
   headline = (("eval/seeker_return", "seeker return"), ("eval/hider_return", "hider return"))
 

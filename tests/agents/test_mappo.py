@@ -153,3 +153,8 @@ def test_train_py_runs_logs_emergence_and_resumes_exactly(setup, tmp_path):
   path = experiment.record_video(algo, ts_full.params, None, str(tmp_path / "video.mp4"), width=64, height=48)
   frames = iio.imread(path)
   assert frames.shape[1:] == (48, 64, 3) and len(frames) >= algo.episode_length and frames.std() > 10
+
+  # An architecture change on --resume is refused by name: the entity nets have no surgery.
+  wider = experiment.set_dotted(cfg, "agent.lstm_size=32")
+  with pytest.raises(SystemExit, match="agent.lstm_size changed.*no surgery"):
+    train.run(wider, "test", cut, resume=True, progress=False)
