@@ -65,14 +65,21 @@ class EntityTorso(nn.Module):
     return _dense_ln(jnp.concatenate([own_emb, pooled], -1), self.dense)
 
 
-class EntityCore(nn.Module):
-  """EntityTorso, then an LSTM cell: (obs, carry) -> (features [..., lstm], carry). The carry is (c, h),
-  each [..., lstm] (agents.networks.zero_carry)."""
+class _Sizes(nn.Module):
+  """The entity network's sizes, shared by the core, the policy and the value function."""
   embed: int = 128
   heads: int = 4
   head_dim: int = 32
   dense: int = 256
   lstm: int = 256
+
+  def core(self, omniscient: bool):
+    return EntityCore(self.embed, self.heads, self.head_dim, self.dense, self.lstm, omniscient)
+
+
+class EntityCore(_Sizes):
+  """EntityTorso, then an LSTM cell: (obs, carry) -> (features [..., lstm], carry). The carry is (c, h),
+  each [..., lstm] (agents.networks.zero_carry)."""
   omniscient: bool = False
 
   @nn.compact
@@ -85,18 +92,13 @@ class EntityCore(nn.Module):
 MOVE_AXES, MOVE_BINS = 3, 11
 
 
-class EntityPolicy(nn.Module):
+class EntityPolicy(_Sizes):
   """(obs, carry) -> ({"move": logits [..., 3, 11], "grab": [..., 1, 2], "lock": [..., 1, 2]}, carry):
   the paper's three action heads on the entity core (masked observation)."""
-  embed: int = 128
-  heads: int = 4
-  head_dim: int = 32
-  dense: int = 256
-  lstm: int = 256
 
   @nn.compact
   def __call__(self, obs, carry):
-    x, carry = EntityCore(self.embed, self.heads, self.head_dim, self.dense, self.lstm)(obs, carry)
+    x, carry = self.core(False)(obs, carry)
     small = nn.initializers.orthogonal(0.01)  # near-uniform actions at the start
     move = nn.Dense(MOVE_AXES * MOVE_BINS, kernel_init=small)(x).reshape(x.shape[:-1] + (MOVE_AXES, MOVE_BINS))
     grab = nn.Dense(2, kernel_init=small)(x)[..., None, :]
@@ -104,17 +106,12 @@ class EntityPolicy(nn.Module):
     return {"move": move, "grab": grab, "lock": lock}, carry
 
 
-class EntityValue(nn.Module):
+class EntityValue(_Sizes):
   """(obs, carry) -> (V [...], carry): the same architecture with its own parameters; `omniscient` reads
   the unmasked entities (the paper's value function), False the agent's own view (its ablation)."""
-  embed: int = 128
-  heads: int = 4
-  head_dim: int = 32
-  dense: int = 256
-  lstm: int = 256
   omniscient: bool = True
 
   @nn.compact
   def __call__(self, obs, carry):
-    x, carry = EntityCore(self.embed, self.heads, self.head_dim, self.dense, self.lstm, self.omniscient)(obs, carry)
+    x, carry = self.core(self.omniscient)(obs, carry)
     return nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)[..., 0], carry

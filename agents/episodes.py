@@ -27,12 +27,12 @@ def summarize(stats):
           "train/physics_resets": jnp.sum(stats["diverged"])}
 
 
-def average_chunk(m):
-  """Metrics stacked over the train steps of one host call -> their means, with episode statistics
-  weighted by the episodes each step finished."""
+def average_chunk(m, weighted=_WEIGHTED):
+  """Metrics stacked over the train steps of one host call -> their means, with the episode statistics
+  `weighted` weighted by the episodes each step finished."""
   w = m["train/episodes"]
   out = {k: jnp.mean(v) for k, v in m.items()}
-  for k in _WEIGHTED:
+  for k in weighted:
     out[k] = jnp.sum(m[k] * w) / jnp.maximum(jnp.sum(w), 1.0)
   out["train/episodes"] = jnp.sum(w)
   return out

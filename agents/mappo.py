@@ -56,6 +56,7 @@ from mjx_envs import wrappers
 # Per-episode statistics of the environment (seed 004 figure 3), logged as train/* and eval/*.
 EMERGENCE = ("max_box_move_prep", "max_box_move", "max_ramp_move_prep", "max_ramp_move", "num_box_lock_prep",
              "num_box_lock", "num_ramp_lock_prep", "num_ramp_lock", "hidden_fraction")
+EPISODE_STATS = ("hider_return", "seeker_return") + EMERGENCE  # per finished episode
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,7 +254,7 @@ class MAPPO:
     n = jnp.sum(stats["done"])
     out = {"train/episodes": n, "train/bad_actions": jnp.sum(stats["bad_action"]),
            "train/physics_resets": jnp.sum(stats["diverged"])}
-    for k in ("hider_return", "seeker_return") + EMERGENCE:
+    for k in EPISODE_STATS:
       out[f"train/{k}"] = jnp.sum(stats[k]) / jnp.maximum(n, 1.0)
     return out
 
@@ -350,12 +351,7 @@ class MAPPO:
     """`num_updates` train steps in one scan; metrics averaged over them (episode statistics weighted by
     the episodes each step finished)."""
     ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
-    w = m["train/episodes"]
-    out = {k: jnp.mean(v) for k, v in m.items()}
-    for k in ("hider_return", "seeker_return") + EMERGENCE:
-      out[f"train/{k}"] = jnp.sum(m[f"train/{k}"] * w) / jnp.maximum(jnp.sum(w), 1.0)
-    out["train/episodes"] = jnp.sum(w)
-    return ts, out
+    return ts, episodes.average_chunk(m, tuple(f"train/{k}" for k in EPISODE_STATS))
 
   def train(self, key):
     """The whole run as one pure function: jit it, vmap it over seeds."""
@@ -382,8 +378,7 @@ class MAPPO:
       acc = {name: jnp.where(first, s[name], v) for name, v in acc.items()}
       return (nxt, carry, finished | first, acc), None
 
-    names = ("hider_return", "seeker_return") + EMERGENCE
-    acc0 = {k: jnp.zeros((n,)) for k in names}
+    acc0 = {k: jnp.zeros((n,)) for k in EPISODE_STATS}
     loop = (state, act.initial_carry((n,)), jnp.zeros((n,), bool), acc0)
     (_, _, _, acc), _ = jax.lax.scan(body, loop, jax.random.split(k_act, self.episode_length))
     out = {f"eval/{k}": jnp.mean(v) for k, v in acc.items()}
