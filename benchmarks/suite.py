@@ -208,7 +208,7 @@ def select_parts(size: str, names: Optional[List[str]]) -> List[Part]:
 
 def env_family(registered_name: str) -> str:
   """The family (package under mjx_envs/) that registered an env, e.g. 'blocks', 'fetch'."""
-  factory = mjx_envs._REGISTRY[registered_name][0]  # pylint: disable=protected-access
+  factory = mjx_envs.registry.lookup(registered_name)[0]
   while isinstance(factory, functools.partial):
     factory = factory.func
   mod = factory.__module__.split(".")

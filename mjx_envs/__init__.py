@@ -36,49 +36,14 @@ def _import_mjx_quietly():
 _import_mjx_quietly()
 
 # pylint: disable=wrong-import-position
-from typing import Any, Callable, Dict, List, Tuple
-
-from mjx_envs.core import ConfigError, Env, GoalEnv, State, check_config
+from mjx_envs.core import ConfigError, Env, GoalEnv, State
 from mjx_envs import wrappers
-
-_REGISTRY: Dict[str, Tuple[Callable[..., Env], Callable[[], Dict[str, Any]]]] = {}
-
-
-def register(name: str, factory: Callable[..., Env], default_config: Callable[[], Dict[str, Any]]):
-  """Registers `factory(**config)` under `name`; `default_config()` lists every valid key."""
-  if name in _REGISTRY:
-    raise ValueError(f"environment {name!r} is already registered")
-  _REGISTRY[name] = (factory, default_config)
-
-
-def registered() -> List[str]:
-  """The names `make` accepts, sorted."""
-  return sorted(_REGISTRY)
-
-
-def default_config(name: str) -> Dict[str, Any]:
-  """The full config of env `name`, every key `make` accepts as an override."""
-  return dict(_lookup(name)[1]())
-
-
-def make(name: str, **overrides) -> Env:
-  """Builds env `name`; `overrides` replace keys of `default_config(name)`.
-
-  Raises ConfigError (a ValueError) for an unknown name, an unknown key or an invalid value.
-  """
-  factory, defaults = _lookup(name)
-  return factory(**check_config(name, defaults(), overrides))
-
-
-def _lookup(name: str):
-  if name not in _REGISTRY:
-    raise ConfigError(f"unknown environment {name!r}; registered environments: {registered()}")
-  return _REGISTRY[name]
-
+from mjx_envs.registry import default_config, make, register, registered
 
 from mjx_envs import blocks as _blocks  # noqa: E402  registers the block world
 from mjx_envs import fetch as _fetch  # noqa: E402  registers the Fetch tasks
+from mjx_envs import hide_and_seek as _hide_and_seek  # noqa: E402  registers the hide-and-seek games
+from mjx_envs import metaworld as _metaworld  # noqa: E402  registers Meta-World's tasks and MT10
 
 __all__ = ["make", "registered", "register", "default_config", "Env", "GoalEnv", "State",
            "ConfigError", "wrappers"]
-from mjx_envs import hide_and_seek as _hide_and_seek  # noqa: E402  registers the hide-and-seek games

@@ -20,7 +20,7 @@ def _config(task):
 
 
 def _register():
-  from mjx_envs import register  # pylint: disable=import-outside-toplevel
+  from mjx_envs.registry import register  # pylint: disable=import-outside-toplevel
   for name, task in _TASKS.items():
     register(name, functools.partial(BlocksEnv, task=task), functools.partial(_config, task))
   register("BlocksSelfPlay", selfplay.BlocksSelfPlay, selfplay.default_config)

@@ -7,6 +7,8 @@ the reference; `mjx_envs/fetch/scripted.py` for the scripted experts.
 
 import functools
 
+from mjx_envs import registry
+
 from mjx_envs.fetch.env import TASKS, FetchEnv, default_config
 from mjx_envs.fetch.scripted import scripted_controller
 
@@ -16,10 +18,9 @@ def _factory(task, **config):
 
 
 def _register_all():
-  import mjx_envs  # pylint: disable=import-outside-toplevel  (package __init__ has defined register)
   for task in TASKS:
-    if task not in mjx_envs.registered():
-      mjx_envs.register(task, functools.partial(_factory, task), functools.partial(default_config, task))
+    if task not in registry.registered():
+      registry.register(task, functools.partial(_factory, task), functools.partial(default_config, task))
 
 
 _register_all()

@@ -7,6 +7,8 @@ the observations and every deliberate difference from the reference; `scripted.p
 
 import functools
 
+from mjx_envs import registry
+
 from mjx_envs.hide_and_seek.env import LAYOUTS, HideAndSeekEnv, default_config
 
 NAMES = {"HideAndSeekQuadrant": "quadrant", "HideAndSeek": "random_rooms"}
@@ -23,10 +25,9 @@ def _factory(layout, **config):
 
 
 def _register_all():
-  import mjx_envs  # pylint: disable=import-outside-toplevel  (package __init__ has defined register)
   for name, layout in NAMES.items():
-    if name not in mjx_envs.registered():
-      mjx_envs.register(name, functools.partial(_factory, layout), functools.partial(_defaults, layout))
+    if name not in registry.registered():
+      registry.register(name, functools.partial(_factory, layout), functools.partial(_defaults, layout))
 
 
 _register_all()

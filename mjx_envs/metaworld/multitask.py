@@ -1,0 +1,158 @@
+"""Multi-task batches: several tasks, each with its own MJX model, stepped together as one batch.
+
+`MultiTask(tasks, envs_per_task)` runs T tasks x N worlds. `reset(key)` returns one State of T*N worlds in
+task-major order (worlds [i*N, (i+1)*N) are task i); `step(state, action [T*N, A])` steps each task's
+vmapped batch on its slice and concatenates. The observation of every world appends the one-hot task id
+(`TaskId`), and `info['task_id']` holds the task index. Per-world arrays of `metrics` and `info` that all
+tasks share (same key, same trailing shape) are concatenated; the members' own states live in
+`pipeline_state` (a tuple, one State per task).
+
+Wrappers apply per task, inside the batch: `mjx_envs.wrappers.wrap_for_training(mt, num_envs)` and the
+evaluation build each task's EpisodeLimit -> EpisodeStats -> Batch -> AutoReset through
+`with_members`, so a world's auto-reset draws a fresh episode of its own task.
+
+    mt = mjx_envs.make("MT10", envs_per_task=8)   # 80 worlds
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+
+from mjx_envs import wrappers
+from mjx_envs.core import ConfigError, Env, State
+from mjx_envs.metaworld import sawyer
+from mjx_envs.metaworld import tasks as _tasks
+
+MT10_TASKS = _tasks.MT10
+
+
+class TaskId(wrappers.Wrapper):
+  """Appends the one-hot id of task `index` of `num_tasks` to the observation; `info['task_id']`."""
+
+  def __init__(self, env: Env, index: int, num_tasks: int):
+    super().__init__(env)
+    self.index, self.num_tasks = int(index), int(num_tasks)
+
+  def _tag(self, state):
+    one_hot = jax.nn.one_hot(self.index, self.num_tasks, dtype=state.obs.dtype)
+    return state.replace(obs=jnp.concatenate([state.obs, one_hot], -1),
+                         info={**state.info, "task_id": jnp.int32(self.index)})
+
+  def reset(self, rng):
+    return self._tag(self.env.reset(rng))
+
+  def step(self, state, action):
+    inner = state.replace(obs=state.obs[..., :-self.num_tasks])
+    return self._tag(self.env.step(inner, action))
+
+  @property
+  def observation_size(self):
+    return self.env.observation_size + self.num_tasks
+
+
+def _shared(trees, n):
+  """The entries of dicts `trees` present in all of them with per-world leaves of equal trailing
+  shape (leading axis n), concatenated along the world axis."""
+  out = {}
+  for k in trees[0]:
+    vals = [t.get(k) for t in trees]
+    if any(v is None for v in vals):
+      continue
+    structs = [jax.tree.structure(v) for v in vals]
+    if any(s != structs[0] for s in structs):
+      continue
+    leaves = [jax.tree.leaves(v) for v in vals]
+    if not all(getattr(l, "ndim", 0) >= 1 and l.shape[0] == n and l.shape[1:] == leaves[0][j].shape[1:]
+               for ls in leaves for j, l in enumerate(ls)):
+      continue
+    out[k] = jax.tree.map(lambda *xs: jnp.concatenate(xs, 0), *vals)
+  return out
+
+
+class MultiTask(Env):
+  """T tasks x `envs_per_task` worlds stepped as one batch (see the module docstring)."""
+
+  def __init__(self, tasks: Sequence[Env], names: Sequence[str], envs_per_task: int,
+               member: Callable[[Env], Env] | None = None):
+    if len(tasks) != len(names) or not tasks:
+      raise ValueError("MultiTask needs one name per task and at least one task")
+    if int(envs_per_task) < 1:
+      raise ConfigError(f"envs_per_task must be >= 1, got {envs_per_task!r}")
+    sizes = {t.action_size for t in tasks}
+    if len(sizes) != 1:
+      raise ValueError(f"every task must have the same action size, got {sizes}")
+    self.tasks = tuple(tasks)
+    self.task_names = tuple(names)
+    self.num_tasks = len(tasks)
+    self.envs_per_task = int(envs_per_task)
+    self.num_envs = self.num_tasks * self.envs_per_task
+    self._member = member or (lambda env: wrappers.Batch(env, self.envs_per_task))
+    self.members = tuple(self._member(TaskId(t, i, self.num_tasks)) for i, t in enumerate(self.tasks))
+    self.episode_length = min(getattr(t, "episode_length", sawyer.MAX_PATH_LENGTH) for t in tasks)
+
+  def with_members(self, wrap: Callable[[Env], Env], envs_per_task: int) -> "MultiTask":
+    """The same tasks with `envs_per_task` worlds each, every task's batch built as wrap(TaskId(task))."""
+    return MultiTask(self.tasks, self.task_names, envs_per_task, wrap)
+
+  @property
+  def action_size(self):
+    return self.tasks[0].action_size
+
+  @property
+  def observation_size(self):
+    return self.tasks[0].observation_size + self.num_tasks
+
+  @property
+  def unwrapped(self):
+    return self
+
+  def check_action(self, action) -> None:
+    if getattr(action, "shape", None) is None or tuple(action.shape) != (self.num_envs, self.action_size):
+      raise ValueError(f"MultiTask: actions must have shape ({self.num_envs}, {self.action_size}) "
+                       f"(num_tasks x envs_per_task, action_size), got {getattr(action, 'shape', type(action))}")
+
+  def _combine(self, states) -> State:
+    n = self.envs_per_task
+    info = _shared([s.info for s in states], n)
+    info["task_id"] = jnp.repeat(jnp.arange(self.num_tasks, dtype=jnp.int32), n)
+    return State(pipeline_state=tuple(states),
+                 obs=jnp.concatenate([s.obs for s in states], 0),
+                 reward=jnp.concatenate([s.reward for s in states], 0),
+                 done=jnp.concatenate([s.done for s in states], 0),
+                 metrics=_shared([s.metrics for s in states], n), info=info)
+
+  def reset(self, rng) -> State:
+    """One key -> T*N fresh worlds (task i's from the i-th split of the key)."""
+    rng = jnp.asarray(rng)
+    if rng.shape not in ((2,), ()):
+      raise ValueError(f"MultiTask.reset takes one PRNG key, got shape {rng.shape}")
+    keys = jax.random.split(rng, self.num_tasks)
+    return self._combine([m.reset(k) for m, k in zip(self.members, keys)])
+
+  def step(self, state: State, action: jax.Array) -> State:
+    self.check_action(action)
+    n = self.envs_per_task
+    states = [m.step(s, action[i * n:(i + 1) * n])
+              for i, (m, s) in enumerate(zip(self.members, state.pipeline_state))]
+    return self._combine(states)
+
+  def split(self, x):
+    """[T*N, ...] -> [T, N, ...] (per-task views of a per-world array)."""
+    return x.reshape((self.num_tasks, self.envs_per_task) + x.shape[1:])
+
+
+def mt10_default_config():
+  return {"envs_per_task": 1, **sawyer.default_config()}
+
+
+def make_mt10(envs_per_task: int = 1, **task_config) -> MultiTask:
+  """MT10: reach, push, pick-place, door-open, drawer-open, drawer-close, button-press-topdown,
+  peg-insert-side, window-open, window-close (each `-v3`), `envs_per_task` worlds each."""
+  missing = [n for n in MT10_TASKS if n not in _tasks.available()]
+  if missing:
+    raise ConfigError(f"MT10: tasks {missing} are not built")
+  envs = [sawyer.SawyerEnv(_tasks.module(n).TASK, **task_config) for n in MT10_TASKS]
+  return MultiTask(envs, MT10_TASKS, envs_per_task)

@@ -1,0 +1,424 @@
+"""The Sawyer world of Meta-World on MJX: table, mocap-driven hand, the 39-D observation, resets from
+`rand_vec`, 500-step episodes, and the per-task reward. A task is a `Task` (one small module in
+`mjx_envs/metaworld/tasks/` plus its objects' MJCF); `SawyerEnv(task, **config)` runs it.
+
+Semantics follow metaworld 3.1.1 (`*-v3`, reward version "v2"): the reference's world coordinates (table
+top at z = 0, robot base at y = 0, objects at y 0.4 .. 0.9), its hand (two slide fingers, r_close in
+[0, 0.04] and l_close in [-0.03, 0], position servos kp 400 with armature 100 and damping 1000, pads of
+the reference's sizes, friction 2 / 0.1 / 0.002 and contact softness), its control (action[:3] x 1/100
+moves the mocap target, clipped to the task's mocap bounds; action[3] = gripper effort, the fingers' servo
+targets [a, -a]), its timestep (0.0025 s) and frame skip (5): one control step is 0.0125 s.
+
+Observation (float32 [39], index layout as the reference's):
+  [0:3]   hand position (body `hand`)
+  [3]     gripper opening: |rightclaw - leftclaw| / 0.1, clipped to [0, 1]
+  [4:7]   object 1 position      [7:11] object 1 quaternion (each task's convention, as the reference's)
+  [11:14] object 2 position      [14:18] object 2 quaternion (zeros where a task has one object)
+  [18:36] the same 18 values from the previous step (at a reset: the current ones)
+  [36:39] the goal position (MT setting: observable)
+The whole vector is clipped to the reference's observation space (hand within its `_HAND_SPACE`).
+
+`info` carries, per step, the reference's `evaluate_state` dict as float32: success, near_object,
+grasp_success, grasp_reward, in_place_reward, obj_to_target, unscaled_reward; and `target` [3],
+`rand_vec`, `prev` [18], `reads` (the named state quantities the reward reads, see `Task.reads`).
+`metrics`: success (this step), is_success (success at any step of the episode so far: the benchmark
+counts an episode as solved once it succeeds, its `terminate_on_success`), bad_action.
+
+Resets draw `rand_vec` uniformly from the task's `rand_low`/`rand_high` (fresh for every episode), with
+the task's own rejection rule (`Task.valid`), then place the objects and the goal from it. With
+`fixed_rand_vecs=50` (the benchmark's protocol, `metaworld._make_tasks`: 50 vectors per task drawn once
+by a seed) the vectors are drawn once from `rand_vec_seed` when the env is built, and each reset picks
+one of them uniformly; `reset_to(rand_vec)` starts from a given one.
+
+Deliberate differences from the reference, and why (measured effects: tests/mjx_envs/test_metaworld*.py
+and BENCHMARKS.md, "Meta-World"):
+- No arm. The reference's mocap weld drags the Sawyer's 7-DoF arm; ours drags the hand alone (a free
+  body with gravity compensation, frame aligned with the world). The arm's sag is absent: the reference
+  settles the hand 5 mm below and 4.6 mm beside its mocap target; ours settles on it. The weld's softness
+  is fitted so that the hand follows constant actions at the reference's speed (`WELD_SOLREF`).
+- The hand reset (the reference simulates 50 control steps with the mocap at `hand_init_pos` and the
+  gripper opening) is simulated once, when the env is built, from the same start; every reset starts
+  from that settled state, then places the objects.
+- Fixed furniture the reference moves by editing the model (`model.body_pos` of a drawer, a door frame,
+  a button box) is a mocap body here, placed per world through `data.mocap_pos`, so that a batch of
+  worlds shares one model. The goal marker is a visual-only mocap body.
+- The table is a plane at z = 0 (the reference: a box whose top is at z = 0); objects cannot fall off.
+- Cylinders that meet the box-shaped pads are boxes of the same half-sizes where MJX lacks the
+  box-cylinder collision (each task module says where).
+- Solver: Newton, `iterations` (default 10) and `ls_iterations` (default 10) against the reference's 50
+  iterations; the same elliptic cones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Dict, Mapping, Tuple
+
+import jax
+import jax.numpy as jnp
+import mujoco
+from mujoco import mjx
+import numpy as np
+
+from mjx_envs.core import ConfigError, MjxEnv, State, camera_xml, check_impl, sanitize_action
+
+MAX_PATH_LENGTH = 500
+TIMESTEP = 0.0025
+FRAME_SKIP = 5
+ACTION_SCALE = 1.0 / 100
+HAND_SPACE = ((-0.525, 0.348, -0.0525), (0.525, 1.025, 0.7))  # the reference's obs clip for the hand
+TCP_BELOW_HAND = 0.045  # the end-effector sites are this far below the hand body
+CLAW_Y = 0.05           # claws' y offset from the hand at rest
+WELD_SOLREF = (0.02, 1.0)
+HAND_MASS = 1.0
+INFO_KEYS = ("success", "near_object", "grasp_success", "grasp_reward", "in_place_reward", "obj_to_target",
+             "unscaled_reward")
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+  """One Meta-World task. A task module builds one of these.
+
+  name:        the reference's name, e.g. "reach-v3" (registered as "metaworld/reach-v3")
+  objects_xml: MJCF inside <worldbody> for the task's objects (bodies named as the reference's where
+               the reward or observation reads them); fixed furniture as mocap bodies
+  hand_init_pos, hand_low, hand_high, mocap_low, mocap_high, goal_low, goal_high: the reference's values
+  rand_low, rand_high: bounds of `rand_vec` (the reference's `_random_reset_space`)
+  place(env, data, rand_vec) -> (data, ctx): puts objects and furniture where `rand_vec` says (qpos,
+               mocap_pos) and returns ctx = {"target_pos": [3], "obj_init_pos": [3], ...} constants of the
+               episode; the env adds init_tcp, init_left_pad, init_right_pad, hand_init_pos
+  objects(env, data) -> (pos [3k], quat [4k]) for the observation, k = 1 or 2
+  reads(env, data, ctx) -> {name: array}: every state quantity `reward` reads beyond the observation
+               (the env adds tcp_center, left_pad, right_pad and ctx's entries)
+  reward(obs [39], action [4], reads) -> (reward in [0, 10], info {INFO_KEYS})
+  valid(rand_vec) -> bool: the reference's rejection rule for a drawn vector (default: all valid)
+  assets_xml:  extra MJCF for <asset>/<default> (optional)
+  """
+  name: str
+  objects_xml: str
+  hand_init_pos: Tuple[float, float, float]
+  hand_low: Tuple[float, float, float]
+  hand_high: Tuple[float, float, float]
+  goal_low: Tuple[float, float, float]
+  goal_high: Tuple[float, float, float]
+  rand_low: Tuple[float, ...]
+  rand_high: Tuple[float, ...]
+  place: Callable
+  objects: Callable
+  reward: Callable
+  reads: Callable = lambda env, data, ctx: {}
+  valid: Callable = lambda rand_vec: jnp.bool_(True)
+  mocap_low: Tuple[float, float, float] | None = None
+  mocap_high: Tuple[float, float, float] | None = None
+  assets_xml: str = ""
+
+
+def default_config() -> Dict[str, Any]:
+  return {
+      "episode_length": MAX_PATH_LENGTH,
+      "sim_dt": TIMESTEP,
+      "n_substeps": FRAME_SKIP,
+      "iterations": 10,
+      "ls_iterations": 10,
+      "fixed_rand_vecs": 0,       # 0: a fresh rand_vec per episode; N > 0: N vectors drawn once (50: the
+                                  # benchmark's protocol), each reset picks one
+      "rand_vec_seed": 0,
+      "impl": "jax",
+      "warp_max_envs": None,
+  }
+
+
+def hand_xml(pos) -> str:
+  """The mocap target and the Sawyer hand at `pos`: a free body (world-aligned frame) with two claws
+  that slide along y, each carrying a pad, and the reference's end-effector sites 0.045 m below."""
+  x, y, z = pos
+  claw = 'type="box" size="0.015 0.003 0.045" condim="4" margin="0.001"'
+  pad = ('type="box" size="0.015 0.003 0.045" condim="4" margin="0.001" friction="2 0.1 0.002" '
+         'solimp="0.95 0.99 0.01" solref="0.01 1" contype="1" conaffinity="1"')
+  slide = 'type="slide" axis="0 1 0" armature="100" damping="1000" limited="true"'
+  return f"""
+    <body name="mocap" mocap="true" pos="{x} {y} {z}"/>
+    <body name="hand" pos="{x} {y} {z}" gravcomp="1">
+      <freejoint name="hand_free"/>
+      <inertial pos="0 0 0" mass="{HAND_MASS}" diaginertia="0.002 0.002 0.002"/>
+      <geom name="rail" type="box" size="0.005 0.055 0.005" pos="0 0 0.05" rgba="0.5 0.5 0.5 1"
+            contype="0" conaffinity="0"/>
+      <geom name="wrist" type="cylinder" size="0.03 0.04" pos="0 0 0.1" rgba="0.2 0.2 0.2 1"
+            contype="0" conaffinity="0"/>
+      <site name="endEffector" pos="0 0 {-TCP_BELOW_HAND + 0.005}" size="0.01" rgba="1 1 1 0"/>
+      <body name="rightclaw" pos="0 {-CLAW_Y} 0" gravcomp="1">
+        <inertial pos="0 0 0" mass="0.0162" diaginertia="1e-5 1e-5 1e-5"/>
+        <joint name="r_close" range="0 0.04" {slide}/>
+        <geom name="rightclaw_it" {claw} friction="1 0.005 0.0001" solimp="0.8 0.9 0.01" solref="0.02 1"
+              rgba="1 1 1 1"/>
+        <site name="rightEndEffector" pos="0 0 {-TCP_BELOW_HAND}" size="0.01" rgba="1 0 0 1"/>
+        <body name="rightpad" pos="0 0.003 0" gravcomp="1">
+          <inertial pos="0 0 0" mass="0.01" diaginertia="1e-6 1e-6 1e-6"/>
+          <geom name="rightpad_geom" {pad} rgba="1 1 1 1"/>
+        </body>
+      </body>
+      <body name="leftclaw" pos="0 {CLAW_Y} 0" gravcomp="1">
+        <inertial pos="0 0 0" mass="0.0162" diaginertia="1e-5 1e-5 1e-5"/>
+        <joint name="l_close" range="-0.03 0" {slide}/>
+        <geom name="leftclaw_it" {claw} friction="1 0.005 0.0001" solimp="0.8 0.9 0.01" solref="0.02 1"
+              rgba="0 1 1 1"/>
+        <site name="leftEndEffector" pos="0 0 {-TCP_BELOW_HAND}" size="0.01" rgba="1 0 0 1"/>
+        <body name="leftpad" pos="0 -0.003 0" gravcomp="1">
+          <inertial pos="0 0 0" mass="0.01" diaginertia="1e-6 1e-6 1e-6"/>
+          <geom name="leftpad_geom" {pad} rgba="0 1 1 1"/>
+        </body>
+      </body>
+    </body>"""
+
+
+def build_xml(task: Task, sim_dt: float, iterations: int, ls_iterations: int) -> str:
+  """The MJCF of `task`'s world: table plane and walls, hand, the goal marker and the task's objects."""
+  camera = camera_xml("overview", (0.0, 0.0, 0.9), (0.0, 0.7, 0.05), fovy=50)
+  corner = camera_xml("corner", (1.1, 0.3, 0.7), (0.0, 0.7, 0.05), fovy=45)
+  return f"""
+<mujoco model="metaworld_{task.name}">
+  <compiler angle="radian" autolimits="true"/>
+  <option timestep="{sim_dt}" iterations="{iterations}" ls_iterations="{ls_iterations}" solver="Newton"
+          cone="elliptic" jacobian="dense"/>
+  <visual><global offwidth="640" offheight="480"/><headlight ambient="0.4 0.4 0.4"/></visual>
+  <asset>
+    <texture name="grid" type="2d" builtin="checker" rgb1="0.55 0.42 0.3" rgb2="0.5 0.38 0.27"
+             width="64" height="64"/>
+    <material name="table" texture="grid" texrepeat="8 8"/>
+    {task.assets_xml}
+  </asset>
+  <worldbody>
+    <light directional="true" diffuse="0.5 0.5 0.5" pos="0 0 3" dir="0 0 -1"/>
+    <light directional="true" diffuse="0.3 0.3 0.3" pos="1 -1 1" dir="-1 1 -1"/>
+    {camera}
+    {corner}
+    <geom name="table" type="plane" size="0.7 0.4 0.05" pos="0 0.6 0" material="table"
+          contype="0" conaffinity="1" condim="3"/>
+    <geom name="table_body" type="box" size="0.7 0.4 0.3" pos="0 0.6 -0.301" rgba="0.45 0.33 0.22 1"
+          contype="0" conaffinity="0"/>
+    <geom name="base" type="cylinder" size="0.1 0.15" pos="0 0 0.15" rgba="0.55 0.1 0.1 1"
+          contype="0" conaffinity="0"/>
+    {hand_xml(task.hand_init_pos)}
+    <body name="goal_marker" mocap="true" pos="0 0.8 0.2">
+      <site name="goal" size="0.02" rgba="0.8 0 0 1"/>
+    </body>
+    {task.objects_xml}
+  </worldbody>
+  <actuator>
+    <position name="r_close" joint="r_close" ctrlrange="-1 1" kp="400"/>
+    <position name="l_close" joint="l_close" ctrlrange="-1 1" kp="400"/>
+  </actuator>
+  <equality>
+    <weld body1="mocap" body2="hand" solref="{WELD_SOLREF[0]} {WELD_SOLREF[1]}"/>
+  </equality>
+  <contact>
+    <exclude body1="hand" body2="rightclaw"/>
+    <exclude body1="hand" body2="leftclaw"/>
+  </contact>
+</mujoco>"""
+
+
+class SawyerEnv(MjxEnv):
+  """One Meta-World task on MJX; build it with `mjx_envs.make("metaworld/<task>-v3", **overrides)`."""
+
+  action_size = 4
+
+  def __init__(self, task: Task, **config):
+    cfg = {**default_config(), **config}
+    unknown = sorted(set(cfg) - set(default_config()))
+    if unknown:
+      raise ConfigError(f"metaworld/{task.name}: unknown config key(s) {unknown}")
+    check_impl(cfg["impl"])
+    for key in ("episode_length", "n_substeps", "iterations", "ls_iterations"):
+      if int(cfg[key]) < 1:
+        raise ConfigError(f"metaworld/{task.name}: {key} must be >= 1, got {cfg[key]!r}")
+    if not 0 < float(cfg["sim_dt"]) <= 0.02:
+      raise ConfigError(f"metaworld/{task.name}: sim_dt must be in (0, 0.02], got {cfg['sim_dt']!r}")
+    if int(cfg["fixed_rand_vecs"]) < 0:
+      raise ConfigError(f"metaworld/{task.name}: fixed_rand_vecs must be >= 0, got {cfg['fixed_rand_vecs']!r}")
+    self.task = task
+    self.name = task.name
+    self.config = dict(cfg)
+    self.episode_length = int(cfg["episode_length"])
+    self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]), int(cfg["ls_iterations"]))
+    mj_model = mujoco.MjModel.from_xml_string(self.xml)
+    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
+                     warp_max_envs=cfg["warp_max_envs"])
+    m = mj_model
+    self.ids = _Ids(m)
+    self.mocap_low = np.asarray(task.mocap_low or task.hand_low, np.float32)
+    self.mocap_high = np.asarray(task.mocap_high or task.hand_high, np.float32)
+    self.hand_init_pos = np.asarray(task.hand_init_pos, np.float32)
+    self.rand_low = np.asarray(task.rand_low, np.float32)
+    self.rand_high = np.asarray(task.rand_high, np.float32)
+    goal_low, goal_high = np.asarray(task.goal_low, np.float32), np.asarray(task.goal_high, np.float32)
+    inf = np.full(14, np.inf, np.float32)
+    hand_lo, hand_hi = (np.asarray(v, np.float32) for v in HAND_SPACE)
+    self.obs_low = np.concatenate([hand_lo, [-1.0], -inf, hand_lo, [-1.0], -inf, goal_low]).astype(np.float32)
+    self.obs_high = np.concatenate([hand_hi, [1.0], inf, hand_hi, [1.0], inf, goal_high]).astype(np.float32)
+    self._qpos0, self._qvel0, self._mocap_pos0, self._mocap_quat0, self._ctrl0 = self._settled_hand(m)
+    n = int(cfg["fixed_rand_vecs"])
+    self.fixed_rand_vecs = None
+    if n:
+      self.fixed_rand_vecs = np.asarray(jax.vmap(self.sample_rand_vec)(
+          jax.random.split(jax.random.PRNGKey(int(cfg["rand_vec_seed"])), n)))
+
+  # -- construction ---------------------------------------------------------------------------------
+
+  def _settled_hand(self, m: mujoco.MjModel):
+    """The reference's `_reset_hand`: 50 control steps with the mocap at hand_init_pos and the gripper
+    opening (ctrl [-1, 1]), simulated once here in C MuJoCo from the model's initial state."""
+    d = mujoco.MjData(m)
+    hand = self.ids
+    d.mocap_pos[hand.hand_mocap] = self.hand_init_pos
+    d.qpos[hand.hand_qpos:hand.hand_qpos + 3] = self.hand_init_pos
+    d.ctrl[:] = [-1.0, 1.0]
+    mujoco.mj_forward(m, d)
+    for _ in range(50 * self.n_substeps):
+      mujoco.mj_step(m, d)
+    qvel = np.zeros_like(d.qvel)  # start every episode at rest
+    return (np.array(d.qpos, np.float32), qvel.astype(np.float32), np.array(d.mocap_pos, np.float32),
+            np.array(d.mocap_quat, np.float32), np.array(d.ctrl, np.float32))
+
+  # -- rand_vec ---------------------------------------------------------------------------------------
+
+  def sample_rand_vec(self, key: jax.Array) -> jax.Array:
+    """A vector drawn uniformly from [rand_low, rand_high] that the task's `valid` accepts: 64
+    candidates, the first valid one (the reference redraws until one is valid; none valid in 64 is
+    below 1e-9 for every MT10 task, and then the last one is used)."""
+    cands = jax.random.uniform(key, (64,) + self.rand_low.shape, minval=self.rand_low, maxval=self.rand_high)
+    ok = jax.vmap(self.task.valid)(cands)
+    idx = jnp.where(jnp.any(ok), jnp.argmax(ok), cands.shape[0] - 1)
+    return cands[idx]
+
+  # -- observation and reward -------------------------------------------------------------------------
+
+  def tcp_center(self, d: mjx.Data) -> jax.Array:
+    """Midpoint of the two end-effector sites [3] (the reference's `tcp_center`)."""
+    i = self.ids
+    return (d.site_xpos[i.right_ee] + d.site_xpos[i.left_ee]) / 2
+
+  def current_obs(self, d: mjx.Data) -> jax.Array:
+    """The 18 current values: hand [3], gripper opening [1], objects' positions and quaternions [14]."""
+    i = self.ids
+    hand = d.xpos[i.hand]
+    gap = jnp.clip(jnp.linalg.norm(d.xpos[i.rightclaw] - d.xpos[i.leftclaw]) / 0.1, 0.0, 1.0)
+    pos, quat = self.task.objects(self, d)
+    k = pos.shape[0] // 3
+    parts = [jnp.concatenate([pos[3 * j:3 * j + 3], quat[4 * j:4 * j + 4]]) for j in range(k)]
+    objs = jnp.concatenate(parts + [jnp.zeros((14 - 7 * k,))])
+    return jnp.concatenate([hand, gap[None], objs]).astype(jnp.float32)
+
+  def observe(self, cur: jax.Array, prev: jax.Array, target: jax.Array) -> jax.Array:
+    """[39] = clip([cur, prev, target]) to the reference's observation space."""
+    return jnp.clip(jnp.concatenate([cur, prev, target]), self.obs_low, self.obs_high).astype(jnp.float32)
+
+  def reward_reads(self, d: mjx.Data, ctx: Mapping[str, jax.Array]) -> Dict[str, jax.Array]:
+    """Every state quantity a reward reads beyond the observation, by name (see `Task.reads`)."""
+    i = self.ids
+    base = {"tcp_center": self.tcp_center(d), "left_pad": d.xipos[i.leftpad], "right_pad": d.xipos[i.rightpad]}
+    return {**base, **ctx, **self.task.reads(self, d, ctx)}
+
+  # -- reset and step ---------------------------------------------------------------------------------
+
+  def reset(self, rng: jax.Array) -> State:
+    if self.fixed_rand_vecs is not None:
+      idx = jax.random.randint(rng, (), 0, self.fixed_rand_vecs.shape[0])
+      return self.reset_to(jnp.asarray(self.fixed_rand_vecs)[idx])
+    return self.reset_to(self.sample_rand_vec(rng))
+
+  def reset_to(self, rand_vec: jax.Array) -> State:
+    """The episode that `rand_vec` [R] defines (objects and goal), from the settled hand."""
+    rand_vec = jnp.asarray(rand_vec, jnp.float32)
+    d = self.make_data().replace(qpos=jnp.asarray(self._qpos0), qvel=jnp.asarray(self._qvel0),
+                                 mocap_pos=jnp.asarray(self._mocap_pos0),
+                                 mocap_quat=jnp.asarray(self._mocap_quat0), ctrl=jnp.asarray(self._ctrl0))
+    d, ctx = self.task.place(self, d, rand_vec)
+    ctx = {k: jnp.asarray(v, jnp.float32) for k, v in ctx.items()}
+    d = d.replace(mocap_pos=d.mocap_pos.at[self.ids.goal_mocap].set(ctx["target_pos"]))
+    d = self.reset_forward(d)
+    i = self.ids
+    ctx = {**ctx, "init_tcp": self.tcp_center(d), "init_left_pad": d.xipos[i.leftpad],
+           "init_right_pad": d.xipos[i.rightpad], "hand_init_pos": jnp.asarray(self.hand_init_pos)}
+    cur = self.current_obs(d)
+    obs = self.observe(cur, cur, ctx["target_pos"])
+    zero = jnp.zeros((), jnp.float32)
+    reads = self.reward_reads(d, ctx)
+    _, info = self.task.reward(obs, jnp.zeros((4,), jnp.float32), reads)
+    info = {k: jnp.asarray(info[k], jnp.float32) for k in INFO_KEYS}
+    info.update({"target": ctx["target_pos"], "rand_vec": rand_vec, "prev": cur, "ctx": ctx,
+                 "diverged": zero})
+    metrics = {"success": zero, "is_success": zero, "bad_action": zero}
+    return State(pipeline_state=d, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
+
+  def step(self, state: State, action: jax.Array) -> State:
+    action, bad = sanitize_action(action)
+    d0 = state.pipeline_state
+    i = self.ids
+    target = jnp.clip(d0.mocap_pos[i.hand_mocap] + action[:3] * ACTION_SCALE, self.mocap_low, self.mocap_high)
+    mocap_pos = d0.mocap_pos.at[i.hand_mocap].set(target)
+    ctrl = jnp.stack([action[3], -action[3]])
+    d = self.physics_step(d0, ctrl=ctrl, mocap_pos=mocap_pos)
+    ctx = state.info["ctx"]
+    cur = self.current_obs(d)
+    obs = self.observe(cur, state.info["prev"], ctx["target_pos"])
+    reward, info = self.task.reward(obs, action, self.reward_reads(d, ctx))
+    info = {k: jnp.asarray(info[k], jnp.float32) for k in INFO_KEYS}
+    diverged = self.diverged(d)
+    # A diverged world ends its episode (a truncation); its numbers are not used.
+    reward = jnp.where(diverged, 0.0, reward).astype(jnp.float32)
+    success = jnp.where(diverged, 0.0, info["success"])
+    obs = jnp.where(diverged, state.obs, obs)
+    info.update({"target": ctx["target_pos"], "rand_vec": state.info["rand_vec"], "prev": cur, "ctx": ctx,
+                 "diverged": diverged.astype(jnp.float32)})
+    metrics = {"success": success, "is_success": jnp.maximum(state.metrics["is_success"], success),
+               "bad_action": bad}
+    return State(pipeline_state=d, obs=obs, reward=reward, done=diverged.astype(jnp.float32),
+                 metrics=metrics, info=info)
+
+  @property
+  def observation_size(self):
+    return 39
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ids:
+  """Indices into the model the env reads."""
+  hand: int
+  rightclaw: int
+  leftclaw: int
+  rightpad: int
+  leftpad: int
+  right_ee: int
+  left_ee: int
+  hand_mocap: int
+  goal_mocap: int
+  hand_qpos: int
+
+  def __init__(self, m: mujoco.MjModel):
+    set_ = lambda k, v: object.__setattr__(self, k, int(v))
+    for b in ("hand", "rightclaw", "leftclaw", "rightpad", "leftpad"):
+      set_(b, m.body(b).id)
+    set_("right_ee", m.site("rightEndEffector").id)
+    set_("left_ee", m.site("leftEndEffector").id)
+    set_("hand_mocap", m.body("mocap").mocapid[0])
+    set_("goal_mocap", m.body("goal_marker").mocapid[0])
+    set_("hand_qpos", m.joint("hand_free").qposadr[0])
+
+
+def body_quat_xyzw(d: mjx.Data, body: int) -> jax.Array:
+  """A body's world orientation as [x, y, z, w] (scipy's `as_quat`, which some reference tasks use)."""
+  q = d.xquat[body]
+  return jnp.concatenate([q[1:], q[:1]])
+
+
+def mat_to_quat_xyzw(mat: jax.Array) -> jax.Array:
+  """A rotation matrix [3, 3] as a unit quaternion [x, y, z, w] with w >= 0 (scipy's convention)."""
+  w = jnp.sqrt(jnp.maximum(0.0, 1 + mat[0, 0] + mat[1, 1] + mat[2, 2])) / 2
+  x = jnp.sqrt(jnp.maximum(0.0, 1 + mat[0, 0] - mat[1, 1] - mat[2, 2])) / 2
+  y = jnp.sqrt(jnp.maximum(0.0, 1 - mat[0, 0] + mat[1, 1] - mat[2, 2])) / 2
+  z = jnp.sqrt(jnp.maximum(0.0, 1 - mat[0, 0] - mat[1, 1] + mat[2, 2])) / 2
+  x = jnp.copysign(x, mat[2, 1] - mat[1, 2])
+  y = jnp.copysign(y, mat[0, 2] - mat[2, 0])
+  z = jnp.copysign(z, mat[1, 0] - mat[0, 1])
+  return jnp.stack([x, y, z, w])

@@ -1,0 +1,34 @@
+"""Meta-World's tasks, one module each. A module defines `TASK` (a `sawyer.Task`) and `scripted(obs)`,
+a controller written without learning that maps the 39-D observation to an action."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+# reference task name -> module in this package, in MT10's order (metaworld.MT10's train classes)
+MODULES = {
+    "reach-v3": "reach",
+    "push-v3": "push",
+    "pick-place-v3": "pick_place",
+    "door-open-v3": "door_open",
+    "drawer-open-v3": "drawer_open",
+    "drawer-close-v3": "drawer_close",
+    "button-press-topdown-v3": "button_press_topdown",
+    "peg-insert-side-v3": "peg_insert_side",
+    "window-open-v3": "window_open",
+    "window-close-v3": "window_close",
+}
+MT10 = tuple(MODULES)
+
+
+def available():
+  """The task names whose modules exist."""
+  return [n for n, m in MODULES.items() if importlib.util.find_spec(f"{__name__}.{m}") is not None]
+
+
+def module(name: str):
+  """The module of task `name` (e.g. "reach-v3")."""
+  if name not in MODULES:
+    raise ValueError(f"unknown Meta-World task {name!r}; known: {list(MODULES)}")
+  return importlib.import_module(f"{__name__}.{MODULES[name]}")
