@@ -13,18 +13,31 @@ def step_stats(state):
   done = m["episode_done"]
   return {"done": done, "return": m["episode_return"] * done, "success": m["episode_success"] * done,
           "length": m["episode_length"] * done, "bad_action": m.get("bad_action", zero),
-          "diverged": state.info.get("diverged", zero)}
+          "diverged": state.info.get("diverged", zero), **task_ids(state)}
 
 
-def summarize(stats):
-  """Stacked step_stats (any leading dims) -> train/* metrics over the episodes that finished."""
+def task_ids(state):
+  """{"task_id": [N]} for a multi-task env's state (its `info['task_id']`), else {}."""
+  return {"task_id": state.info["task_id"]} if "task_id" in state.info else {}
+
+
+def summarize(stats, task_names=()):
+  """Stacked step_stats (any leading dims) -> train/* metrics over the episodes that finished; with
+  `task_names` (a multi-task env's) also train/episodes|return|success_rate/<task> per task."""
   n_done = jnp.sum(stats["done"])
   denom = jnp.maximum(n_done, 1.0)
-  return {"train/episodes": n_done, "train/return": jnp.sum(stats["return"]) / denom,
-          "train/success_rate": jnp.sum(stats["success"]) / denom,
-          "train/episode_length": jnp.sum(stats["length"]) / denom,
-          "train/bad_actions": jnp.sum(stats["bad_action"]),
-          "train/physics_resets": jnp.sum(stats["diverged"])}
+  out = {"train/episodes": n_done, "train/return": jnp.sum(stats["return"]) / denom,
+         "train/success_rate": jnp.sum(stats["success"]) / denom,
+         "train/episode_length": jnp.sum(stats["length"]) / denom,
+         "train/bad_actions": jnp.sum(stats["bad_action"]),
+         "train/physics_resets": jnp.sum(stats["diverged"])}
+  for i, name in enumerate(task_names):
+    mask = (stats["task_id"] == i) * stats["done"]
+    n = jnp.sum(mask)
+    out[f"train/episodes/{name}"] = n
+    out[f"train/return/{name}"] = jnp.sum(stats["return"] * mask) / jnp.maximum(n, 1.0)
+    out[f"train/success_rate/{name}"] = jnp.sum(stats["success"] * mask) / jnp.maximum(n, 1.0)
+  return out
 
 
 def average_chunk(m, weighted=_WEIGHTED):
@@ -35,6 +48,12 @@ def average_chunk(m, weighted=_WEIGHTED):
   for k in weighted:
     out[k] = jnp.sum(m[k] * w) / jnp.maximum(jnp.sum(w), 1.0)
   out["train/episodes"] = jnp.sum(w)
+  for k in m:  # per-task statistics (see `summarize`), weighted by that task's episodes
+    if k.startswith(("train/return/", "train/success_rate/")):
+      wt = m["train/episodes/" + k.split("/", 2)[2]]
+      out[k] = jnp.sum(m[k] * wt) / jnp.maximum(jnp.sum(wt), 1.0)
+    elif k.startswith("train/episodes/"):
+      out[k] = jnp.sum(m[k])
   return out
 
 

@@ -14,12 +14,14 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
 
   act(obs [n, ...], key) -> action [n, A]; with `carry` (a recurrent policy's initial state, leaves
   [n, ...]) act(obs, key, carry) -> (action, carry). `flatten` hands the policy flattened goal
-  observations. Returns {eval/success_rate, eval/return, eval/episode_length}, scalars.
+  observations. Returns {eval/success_rate, eval/return, eval/episode_length}, scalars; for a multi-task
+  env (`mjx_envs.wrappers.batch`) also eval/success_rate/<task> and eval/return/<task>.
   """
-  env = wrappers.EpisodeStats(wrappers.EpisodeLimit(raw_env, episode_length))
-  if flatten:
-    env = wrappers.FlattenGoalObs(env)
-  env = wrappers.Batch(env, num_envs)
+  def per_env(e):
+    e = wrappers.EpisodeStats(wrappers.EpisodeLimit(e, episode_length))
+    return wrappers.FlattenGoalObs(e) if flatten else e
+
+  env = wrappers.batch(raw_env, num_envs, per_env)
   state = sharding.constrain_env_axis(env.reset(key))  # data-parallel under a mesh, as training is
 
   def body(loop, _):
@@ -37,5 +39,9 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
   acc0 = {k: jnp.zeros((num_envs,)) for k in ("success", "return", "length")}
   (_, _, acc), _ = jax.lax.scan(body, ((state, carry), jnp.zeros((num_envs,), bool), acc0), (),
                                 episode_length)
-  return {"eval/success_rate": jnp.mean(acc["success"]), "eval/return": jnp.mean(acc["return"]),
-          "eval/episode_length": jnp.mean(acc["length"])}
+  out = {"eval/success_rate": jnp.mean(acc["success"]), "eval/return": jnp.mean(acc["return"]),
+         "eval/episode_length": jnp.mean(acc["length"])}
+  for i, name in enumerate(getattr(env, "task_names", ())):  # a multi-task env: worlds are task-major
+    out[f"eval/success_rate/{name}"] = jnp.mean(env.split(acc["success"])[i])
+    out[f"eval/return/{name}"] = jnp.mean(env.split(acc["return"])[i])
+  return out

@@ -2,7 +2,7 @@
 
 An experiment config is a nested dict with three sections:
   env:   {"name": registered env name, ...any key of mjx_envs.default_config(name)}
-  agent: {"algo": "ppo", "ddpg_her", "sac_her", "asp" or "mappo", ...any field of that algorithm's config dataclass}
+  agent: {"algo": "ppo", "ddpg_her", "sac_her", "mtsac", "asp" or "mappo", ...any field of that algorithm's config dataclass}
   run:   {"seed", "eval_every", "num_eval_envs", ...host-loop settings, see RUN_DEFAULTS}
 `resolve` fills every section with its defaults, so the resolved dict lists every valid key and
 `set_dotted` can refuse unknown ones by name.
@@ -25,12 +25,14 @@ import jax
 import numpy as np
 
 import mjx_envs
+from mjx_envs.metaworld.multitask import MT10_TASKS
 from agents import bc
 from agents import ddpg as ddpg_lib
 from agents import her
 from agents import optim
 from agents import holdout
 from agents import mappo as mappo_lib
+from agents import mtsac as mtsac_lib
 from agents import selfplay as asp_lib
 from agents import ppo as ppo_lib
 from agents import sac as sac_lib
@@ -56,6 +58,7 @@ _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": fl
 ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
          "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train),
          "sac_her": (sac_lib.SACConfig, sac_lib.make_train),
+         "mtsac": (mtsac_lib.MTSACConfig, mtsac_lib.make_train),
          "asp": (asp_lib.ASPConfig, asp_lib.make_train),
          "mappo": (mappo_lib.MAPPOConfig, mappo_lib.make_train)}
 
@@ -118,6 +121,9 @@ RULES = {
             "hindsight_form": _one_of(bc.FORMS)},
     "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0)},
     "sac_her": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0)},  # target_entropy: any number, or None
+    # Multi-task SAC on a plain env (Meta-World): no relabelling; num_tasks None (the env's) or >= 1.
+    "mtsac": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0), "replay_strategy": _one_of(("none",)),
+              "num_tasks": _ge(1)},
     "asp": {**_SHARED, **_PPO_LIKE,
             "unroll_length": _ge(0), "hidden": _each(_ge(1)), "lstm_size": _ge(0), "abc_coef": _ge(0),
             "abc_clip": _gt(0),
@@ -168,7 +174,18 @@ def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:
       if n > env["warp_max_envs"]:
         raise ConfigError(f"{section}.{key}={n} exceeds env.warp_max_envs={env['warp_max_envs']} (MuJoCo "
                           f"Warp's contact buffer is sized for that many envs): raise env.warp_max_envs")
+  tasks = _num_tasks(env)
+  for section, key in (("agent", "num_envs"), ("run", "num_eval_envs")):
+    n = {"agent": agent, "run": run}[section][key]
+    if tasks > 1 and n % tasks:
+      raise ConfigError(f"{section}.{key}={n} must be a multiple of the {tasks} tasks of {env['name']} "
+                        f"(worlds per task x tasks)")
   return {"description": cfg.get("description", ""), "env": env, "agent": agent, "run": run}
+
+
+def _num_tasks(env_cfg) -> int:
+  """The number of tasks a multi-task env (e.g. MT10) steps together; 1 for a single-task env."""
+  return {"MT10": len(MT10_TASKS)}.get(env_cfg["name"], 1)
 
 
 def _check_env_name(name):
@@ -206,7 +223,7 @@ def _resolve_agent(agent, env):
   if algo in ("ppo", "asp") and agent["num_envs"] % agent["num_minibatches"]:
     raise ConfigError(f"agent.num_minibatches={agent['num_minibatches']} must divide "
                       f"agent.num_envs={agent['num_envs']} (each minibatch takes whole envs)")
-  if algo in ("ddpg_her", "sac_her") and agent["num_envs"] * agent["unroll_length"] > agent["buffer_size"]:
+  if algo in ("ddpg_her", "sac_her", "mtsac") and agent["num_envs"] * agent["unroll_length"] > agent["buffer_size"]:
     raise ConfigError(f"agent.buffer_size={agent['buffer_size']} must hold one cycle of agent.num_envs x "
                       f"agent.unroll_length = {agent['num_envs'] * agent['unroll_length']} transitions")
   if algo == "ppo" and agent["hindsight"] and agent["lstm_size"]:
@@ -215,6 +232,16 @@ def _resolve_agent(agent, env):
   if algo == "ppo" and agent["distribution"] == "categorical" and not bins:
     raise ConfigError(f"agent.distribution='categorical' needs an env with binned actions "
                       f"(env.action_bins, e.g. 11); env {env['name']} has action_bins={bins!r}")
+  if algo == "mtsac" and not (env["name"].startswith("metaworld/") or env["name"] == "MT10"):
+    raise ConfigError(f"agent.algo='mtsac' needs a Meta-World env (a plain env with a flat observation): "
+                      f"'MT10' or a single task 'metaworld/<task>'; got env.name={env['name']!r}")
+  if algo == "mtsac" and agent["clip_target"]:
+    raise ConfigError("agent.clip_target=True clips targets to the returns of sparse rewards in [-1, 0]; "
+                      "agent.algo='mtsac' learns Meta-World's dense rewards: set agent.clip_target=False")
+  mtsac_tasks = len(mjx_envs.metaworld.MT10_TASKS) if env["name"] == "MT10" else 1
+  if algo == "mtsac" and agent["num_tasks"] not in (None, mtsac_tasks):
+    raise ConfigError(f"agent.num_tasks={agent['num_tasks']} but env {env['name']} has {mtsac_tasks} "
+                      f"task(s); leave it None (the env's)")
   if algo == "mappo" and not env["name"].startswith("HideAndSeek"):
     raise ConfigError(f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek); "
                       f"got env.name={env['name']!r}")

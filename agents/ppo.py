@@ -461,7 +461,7 @@ class PPO:
 
     metrics = {k: jnp.mean(v) for k, v in info.items()}
     metrics["loss/ratio_dev_first"] = info["loss/ratio_dev"][0, 0]
-    metrics.update(episodes.summarize(stats), **{"train/reward_mean": jnp.mean(traj.reward)})
+    metrics.update(episodes.summarize(stats, getattr(self.raw_env, "task_names", ())), **{"train/reward_mean": jnp.mean(traj.reward)})
     metrics.update(episodes.data_quality(c.update_epochs, jnp.minimum(ts.updates, c.staleness)))
     metrics.update({"train/ent_coef": ent_coef, "train/learning_rate": self.learning_rate(ts)})
     ts = ts.replace(params=params, opt_state=opt_state, obs_norm=new_obs_norm, ret_norm=ret_norm,

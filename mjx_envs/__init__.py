@@ -36,7 +36,7 @@ def _import_mjx_quietly():
 _import_mjx_quietly()
 
 # pylint: disable=wrong-import-position
-from mjx_envs.core import ConfigError, Env, GoalEnv, State
+from mjx_envs.core import ConfigError, Env, GoalEnv, State, check_config
 from mjx_envs import wrappers
 from mjx_envs.registry import default_config, make, register, registered
 

@@ -229,15 +229,36 @@ class FlattenGoalObs(Wrapper):
     return jax.eval_shape(self.reset, jax.random.PRNGKey(0)).obs.shape[-1]
 
 
+def batch(env: Env, num_envs: int, per_env=lambda e: e, batched=lambda e: e) -> Env:
+  """`batched(Batch(per_env(env), num_envs))`: a batch of `num_envs` worlds with the per-world wrappers
+  `per_env` inside the vmap and the batch-level ones `batched` outside it.
+
+  A multi-task env (one with `with_members`, e.g. `mjx_envs.make("MT10")`) gets the same stack for each
+  of its tasks, num_envs / num_tasks worlds each, stepped together; num_envs must be a multiple of its
+  number of tasks.
+  """
+  if hasattr(env, "with_members"):
+    tasks = env.num_tasks
+    if num_envs % tasks:
+      raise ValueError(f"{type(env).__name__} has {tasks} tasks ({list(env.task_names)}): num_envs must be a "
+                       f"multiple of {tasks} (worlds per task x tasks), got {num_envs}")
+    n = num_envs // tasks
+    return env.with_members(lambda e: batched(Batch(per_env(e), n)), n)
+  return batched(Batch(per_env(env), num_envs))
+
+
 def wrap_for_training(env: Env, num_envs: int, episode_length: int | None = None,
                       flatten: bool = False) -> Env:
-  """EpisodeLimit -> EpisodeStats -> [FlattenGoalObs] -> Batch -> AutoReset.
+  """EpisodeLimit -> EpisodeStats -> [FlattenGoalObs] -> Batch -> AutoReset (see `batch`; for a
+  multi-task env, per task).
 
   `episode_length` defaults to the env's own `episode_length`.
   """
   if episode_length is None:
     episode_length = env.episode_length
-  env = EpisodeStats(EpisodeLimit(env, episode_length))
-  if flatten:
-    env = FlattenGoalObs(env)
-  return AutoReset(Batch(env, num_envs))
+
+  def per_env(e):
+    e = EpisodeStats(EpisodeLimit(e, episode_length))
+    return FlattenGoalObs(e) if flatten else e
+
+  return batch(env, num_envs, per_env, AutoReset)

@@ -1,0 +1,14 @@
+"""MT-PPO on MT10 (`mtppo_mt10`'s settings) at this 2-core CPU's budget: 10 tasks x 4 worlds x 50 steps
+(2,000 steps) per update, 4 minibatches of whole worlds, 8 epochs; evaluation on 5 episodes per task."""
+import copy
+import os
+import runpy
+
+_GPU = runpy.run_path(os.path.join(os.path.dirname(__file__), "mtppo_mt10.py"))
+
+
+def get_config():
+  cfg = copy.deepcopy(_GPU["get_config"]())
+  cfg["agent"].update(num_envs=40, num_minibatches=4, update_epochs=8, total_env_steps=20_000_000)
+  cfg["run"].update(eval_every=25, num_eval_envs=50)
+  return cfg
