@@ -12,6 +12,11 @@ The same run times plain C MuJoCo on the same `env.mj_model` (single thread, `mu
 `env.n_substeps` times per control step, started from an `env.reset` state, the gripper's mocap target
 moved by a random action each control step as the env does) and prints MJX / C per batch size.
 
+Meta-World tasks (`metaworld/<task>-v3`) are timed the same way; their C MuJoCo loop moves the hand's mocap
+by a[:3] / 100 and sets the finger servos as the env does. `MT10` times the ten tasks stepped together (one
+compiled step over ten models; batch sizes that are multiples of 10, B / 10 worlds per task), against C
+MuJoCo stepping one world of each task in turn.
+
 Big batches on CPU are slow (XLA:CPU throughput is roughly flat in B), so each config's timed call is
 capped at `--max-call-seconds`: the number of scan steps for a batch size is cut using the rate measured
 at the previous (smaller) batch size (`--prior-rate` before the first measurement), down to
@@ -45,6 +50,8 @@ import jax.numpy as jnp
 import mujoco
 import numpy as np
 
+from mjx_envs.metaworld.multitask import MT10_TASKS
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Benchmark name -> (registered env, config overrides).
@@ -58,6 +65,8 @@ PRESETS = {
     "FetchSlide": ("FetchSlide", {}),
     "HideAndSeekQuadrant": ("HideAndSeekQuadrant", {}),
     "HideAndSeek": ("HideAndSeek", {}),
+    **{f"metaworld/{t}": (f"metaworld/{t}", {}) for t in MT10_TASKS},
+    "MT10": ("MT10", {}),
 }
 DEFAULT_ENVS = list(PRESETS)
 QUICK_ENVS = ["BlocksPush-1", "FetchPush"]
@@ -312,6 +321,8 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
   """
   if family == "hide_and_seek":
     return bench_c_hide_and_seek(env, pool, actions, seconds, seed)
+  if family == "metaworld":
+    return bench_c_metaworld(env, pool, actions, seconds, seed)
   m = env.mj_model
   first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
   # The reset's state only (resets compute positions, not the mass matrix: copying derived fields
@@ -359,6 +370,83 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
       mujoco.mj_forward(m, d)
   return {"c_steps": total, "c_run_s": t_run, "c_steps_per_s": total / t_run,
           "c_substeps_per_s": total * n_sub / t_run}
+
+
+def bench_c_metaworld(env, pool, actions: str, seconds: float, seed: int = 0) -> dict:
+  """Single-thread C MuJoCo on a Meta-World task's env.mj_model, as its env steps: the hand's mocap moves
+  by a[:3] / 100 (clipped to the task's mocap bounds), the fingers' servo targets are [a3, -a3], then
+  `n_substeps` mj_step. Physics only: the observation and reward are not in it."""
+  from mjx_envs.metaworld.sawyer import ACTION_SCALE  # pylint: disable=import-outside-toplevel
+  m = env.mj_model
+  first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
+  d = mujoco.MjData(m)
+  for field in ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat"):
+    getattr(d, field)[:] = getattr(first, field)
+  mujoco.mj_forward(m, d)
+  hand = env.ids.hand_mocap
+  rng = np.random.default_rng(seed)
+  chunk, total, t_run = 50, 0, 0.0
+  while t_run < seconds:
+    acts = (rng.uniform(-1.0, 1.0, (chunk, 4)) if actions == "random" else np.zeros((chunk, 4)))
+    t0 = time.perf_counter()
+    for a in acts:
+      d.mocap_pos[hand] = np.clip(d.mocap_pos[hand] + a[:3] * ACTION_SCALE, env.mocap_low, env.mocap_high)
+      d.ctrl[:] = (a[3], -a[3])
+      for _ in range(env.n_substeps):
+        mujoco.mj_step(m, d)
+    t_run += time.perf_counter() - t0
+    total += chunk
+  return {"c_steps": total, "c_run_s": t_run, "c_steps_per_s": total / t_run,
+          "c_substeps_per_s": total * env.n_substeps / t_run}
+
+
+def bench_c_multitask(env, actions: str, seconds: float) -> dict:
+  """C MuJoCo over a multi-task env's tasks, an equal share of `seconds` each: control steps of all tasks
+  per second of all tasks (the single-thread cost of stepping one world of each task in turn)."""
+  rows = [bench_c_metaworld(t, reset_pool(t, seed=0), actions, seconds / env.num_tasks) for t in env.tasks]
+  steps, secs = sum(r["c_steps"] for r in rows), sum(r["c_run_s"] for r in rows)
+  n_sub = env.tasks[0].n_substeps
+  return {"c_steps": steps, "c_run_s": secs, "c_steps_per_s": steps / secs, "c_substeps_per_s": steps * n_sub / secs}
+
+
+def bench_multitask(env, batch: int, num_steps: int, actions: str, cache: CacheHits, repeats: int = 3,
+                    max_seconds: float = 10.0) -> dict:
+  """`bench_mjx` for a multi-task env (MT10): `batch` worlds, batch / num_tasks per task, all tasks in one
+  compiled step (each task's vmapped batch on its own model), one device."""
+  n = batch // env.num_tasks
+  mt = env.with_members(lambda e: mjx_envs.wrappers.Batch(e, n), n)
+  state = jax.block_until_ready(jax.jit(mt.reset)(jax.random.PRNGKey(0)))
+
+  @jax.jit
+  def rollout(state, key):
+    def body(s, k):
+      a = (jax.random.uniform(k, (mt.num_envs, mt.action_size), minval=-1.0, maxval=1.0)
+           if actions == "random" else jnp.zeros((mt.num_envs, mt.action_size)))
+      return mt.step(s, a), None
+    return jax.lax.scan(body, state, jax.random.split(key, num_steps))[0]
+
+  key = jax.random.PRNGKey(batch)
+  hits0 = cache.hits
+  t0 = time.perf_counter()
+  compiled = rollout.lower(state, key).compile()
+  compile_s = time.perf_counter() - t0
+  t0 = time.perf_counter()
+  jax.block_until_ready(compiled(state, key))
+  warmup_s = time.perf_counter() - t0
+  times = []
+  while True:
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(compiled(state, jax.random.fold_in(key, len(times) + 1)))
+    times.append(time.perf_counter() - t0)
+    if len(times) >= repeats or sum(times) + times[-1] > max_seconds:
+      break
+  run_s = float(np.median(times))
+  steps = mt.num_envs * num_steps
+  return {"batch": mt.num_envs, "devices": 1, "steps": num_steps, "compile_s": compile_s,
+          "cache_hit": (cache.hits > hits0) if cache.available else None, "warmup_s": warmup_s,
+          "run_s": run_s, "run_times_s": times, "mjx_steps_per_s": steps / run_s,
+          "mjx_substeps_per_s": steps * env.tasks[0].n_substeps / run_s,
+          "diverged_frac": float(jnp.mean(out.info["diverged"])), "xla": {}}
 
 
 # ------------------------------------------------------------------------------------------ main
@@ -454,16 +542,18 @@ def main(argv=None):
   for bname in envs:
     reg, over = resolve(bname)
     env = mjx_envs.make(reg, **over)
+    multi = hasattr(env, "with_members")  # MT10: tasks stepped together
     family = ("fetch" if reg.startswith("Fetch") else "hide_and_seek" if reg.startswith("HideAndSeek")
-              else "blocks")
-    configs[bname] = model_config(env)
+              else "metaworld" if reg.startswith("metaworld/") else "multitask" if multi else "blocks")
+    configs[bname] = model_config(env.tasks[0] if multi else env)
     t0 = time.perf_counter()
-    pool = reset_pool(env, seed=0)
+    pool = None if multi else reset_pool(env, seed=0)
     print(f"[{bname}] reset pool of {RESET_POOL} in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
           flush=True)
     c = {}
     if not args.no_c:
-      c = bench_c(env, family, pool, args.actions, args.c_seconds)
+      c = (bench_c_multitask(env, args.actions, args.c_seconds) if multi
+           else bench_c(env, family, pool, args.actions, args.c_seconds))
       print(f"[{bname}] C MuJoCo: {c['c_steps_per_s']:,.0f} ctrl steps/s "
             f"({c['c_substeps_per_s']:,.0f} mj_step/s)", file=sys.stderr, flush=True)
     rate = None  # last measured MJX rate, to size the next batch (before one: --prior-rate)
@@ -477,8 +567,13 @@ def main(argv=None):
         print(f"[{bname}] B={b}: {row['skipped']}", file=sys.stderr, flush=True)
         results.append(row)
         continue
+      if multi and b % env.num_tasks:
+        row["skipped"] = f"batch {b} is not a multiple of the {env.num_tasks} tasks"
+        results.append(row)
+        continue
       try:
-        r = bench_mjx(env, pool, b, n, args.actions, cache, args.repeats, args.max_call_seconds, devices)
+        r = (bench_multitask(env, b, n, args.actions, cache, args.repeats, args.max_call_seconds) if multi
+             else bench_mjx(env, pool, b, n, args.actions, cache, args.repeats, args.max_call_seconds, devices))
       except Exception as e:  # pylint: disable=broad-except  (e.g. out of memory)
         row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
         print(f"[{bname}] B={b}: failed: {row['skipped']}", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ success, scripted controller); `multitask.py` the MT10 batch.
 
 import functools
 
-from mjx_envs import registry
+from mjx_envs import registry, scripted
 from mjx_envs.metaworld import tasks as _tasks
 from mjx_envs.metaworld.sawyer import SawyerEnv, Task, default_config
 from mjx_envs.metaworld.multitask import MT10_TASKS, make_mt10, mt10_default_config
@@ -21,9 +21,15 @@ def make_task(name: str, **config) -> SawyerEnv:
   return SawyerEnv(_tasks.module(name).TASK, **config)
 
 
-def scripted_controller(name: str):
-  """The scripted controller of task `name`: act(obs [..., 39]) -> action [..., 4]."""
+def scripted_policy(name: str):
+  """Task `name`'s scripted controller as a function of the observation: act(obs [..., 39]) -> [..., 4]."""
   return _tasks.module(name).scripted
+
+
+def scripted_controller(env: SawyerEnv) -> scripted.Controller:
+  """`mjx_envs.scripted`'s controller interface for a task env (no memory: it reads the observation)."""
+  act = scripted_policy(env.name)
+  return scripted.Controller(init=lambda state: (), act=lambda carry, state: (act(state.obs[:39]), carry))
 
 
 def _register_all():
@@ -37,4 +43,4 @@ def _register_all():
 
 _register_all()
 
-__all__ = ["SawyerEnv", "Task", "make_task", "scripted_controller", "default_config", "MT10_TASKS"]
+__all__ = ["SawyerEnv", "Task", "make_task", "scripted_policy", "scripted_controller", "default_config", "MT10_TASKS"]

@@ -136,7 +136,7 @@ def mt10_rollout():
   random-action world per task."""
   n = N_SCRIPTED + 2
   mt = mjx_envs.make("MT10", envs_per_task=n)
-  ctrls = [metaworld.scripted_controller(t) for t in MT10_TASKS]
+  ctrls = [metaworld.scripted_policy(t) for t in MT10_TASKS]
 
   @jax.jit
   def run(key):
