@@ -44,6 +44,10 @@ Contents, for each MT10 task T (keys prefixed "T/"):
                                data.body("B").xpos -> "body_xpos:B"
                              The JSON's tasks[T].reads lists the ones the reference's reward of T
                              actually reads; scalars are [N], vectors [N, 3].
+                             NOTE init_left_pad / init_right_pad: the reference sets them to
+                             `get_body_com("leftpad")`, a VIEW into data.xpos, so they are the LIVE pad
+                             positions at every step (equal to left_pad / right_pad in every record);
+                             that is what its pick-place reward reads.
    ``T/episode`` [N], ``T/step`` [N]  which episode (0..5, as above) and step (1-based) each came from
    ``T/episode_rand_vec`` [6, R]      each episode's rand_vec
 
@@ -381,6 +385,11 @@ def main():
       "mt10_order": tasks, "n_records": N_RECORDS, "n_resets": N_RESETS, "reset_seed": RESET_SEED,
       "motion_tasks": list(MOTION_TASKS), "motion_steps": MOTION_STEPS,
       "info_keys": list(INFO_KEYS),
+      "notes": ["init_left_pad / init_right_pad are views of data.xpos in metaworld 3.1.1 "
+                "(get_body_com returns a view): the live pad positions, equal to left_pad / right_pad",
+                "reads are recorded after step()'s mj_forward, i.e. as evaluate_state saw them",
+                "reset/* come from unfrozen resets (the benchmark's _make_tasks draw), numpy seeded "
+                "with reset_seed + the task's MT10 index"],
       "naming_rule": "self._target_pos -> target_pos; self.X -> X; tcp_center; get_body_com(leftpad/rightpad)"
                      " -> left_pad/right_pad; get_body_com(B) -> body_com:B; _get_site_pos(S) -> site:S; "
                      "data.joint(J).qpos -> qpos:J; data.geom(G).xpos -> geom_xpos:G; "

@@ -188,6 +188,8 @@ def test_reset_distribution_matches_reference(task, ref):
       (np.linalg.norm(ours[:, c["a"]] - ours[:, c["b"]], axis=-1) >= c["min"] - 1e-6).all(), task
   span = high - low
   tol = COVER * span + 1e-7
+  print(f"{task} rand_vec range: ours min-ref min max {np.max(ours.min(0) - ref_rv.min(0)):+.4f}, "
+        f"ref max-ours max max {np.max(ref_rv.max(0) - ours.max(0)):+.4f} (span {span.round(3).tolist()})")
   assert np.all(ours.min(0) <= ref_rv.min(0) + tol), (task, ours.min(0), ref_rv.min(0))
   assert np.all(ours.max(0) >= ref_rv.max(0) - tol), (task, ours.max(0), ref_rv.max(0))
   # Same mean (within 4 standard errors) where the range is not a point.
@@ -199,20 +201,82 @@ def test_reset_distribution_matches_reference(task, ref):
 
 @pytest.mark.parametrize("task", RESET_TO_TASKS)
 def test_reset_to_places_episode_as_reference(task, ref):
-  """reset_to(the reference's rand_vec) gives the reference's obj_init_pos and target_pos, and the
-  reference's settled tcp within the arm's sag."""
+  """reset_to(the reference's rand_vec) gives the reference's obj_init_pos and target_pos (RESET_TO_N of
+  the recorded resets) and every other episode constant the reward reads (the reward records' episodes:
+  e.g. maxDist, _obj_to_target_init, peg_head_pos_init, window_handle_pos_init), and the reference's
+  settled tcp and pads within the arm's sag."""
   meta, arrays = ref
   env = make_env(task)
-  rv = arrays[f"{task}/reset/rand_vec"][:RESET_TO_N]
+  n = RESET_TO_N
+  rv = np.concatenate([arrays[f"{task}/reset/rand_vec"][:n], arrays[f"{task}/episode_rand_vec"]])
   ctx = jax.jit(jax.vmap(lambda r: env.reset_to(r).info["ctx"]))(jnp.asarray(rv, jnp.float32))
-  for key in ("target_pos", "obj_init_pos"):
-    ours, theirs = np.asarray(ctx[key]), arrays[f"{task}/reset/{key}"][:RESET_TO_N]
-    # 1e-3 m: the values are copies or offsets of rand_vec, or read back from the settled world
-    # (drawer pulled out, button hole site) whose rest positions agree to well below a millimetre.
-    np.testing.assert_allclose(ours, theirs, atol=1e-3, err_msg=f"{task} {key}")
-  # The settled tcp: the reference's arm sags (hand 5 mm below / 4.6 mm beside its mocap target).
-  gap = np.linalg.norm(np.asarray(ctx["init_tcp"]) - arrays[f"{task}/reset/init_tcp"][:RESET_TO_N], axis=-1)
-  assert gap.max() < HAND_START_MAX, (task, gap)
+  ctx = {k: np.asarray(v, np.float64) for k, v in ctx.items()}
+  # The episode constants at each episode's first record (they do not change during an episode).
+  episode = arrays[f"{task}/episode"]
+  first = np.array([np.flatnonzero(episode == e)[0] for e in range(len(rv) - n)])
+  recorded = {k: v[first] for k, v in fixture_reads(arrays, task).items()}
+  expected = {"target_pos": np.concatenate([arrays[f"{task}/reset/target_pos"][:n], recorded["target_pos"]]),
+              "obj_init_pos": np.concatenate([arrays[f"{task}/reset/obj_init_pos"][:n], recorded["obj_init_pos"]]),
+              "init_tcp": np.concatenate([arrays[f"{task}/reset/init_tcp"][:n], recorded["init_tcp"]])}
+  sag = ("init_tcp",)
+  live = ("init_left_pad", "init_right_pad")   # the reference's alias the live pads: test_init_pads_...
+  compared = []
+  for key in sorted((set(ctx) & set(recorded)) - set(live)):
+    theirs = expected.get(key)
+    ours = ctx[key] if theirs is not None else ctx[key][n:]
+    theirs = recorded[key] if theirs is None else theirs
+    ours = ours.reshape(theirs.shape)
+    if key in sag:
+      # The settled hand: the reference's arm sags (hand 5 mm below / 4.6 mm beside its mocap target).
+      gap = np.linalg.norm(np.atleast_2d(ours - theirs), axis=-1)
+      print(f"{task} reset_to {key}: |ours - reference| max {gap.max():.4f} m")
+      assert gap.max() < HAND_START_MAX, (task, key, gap)
+    else:
+      # Copies or offsets of rand_vec, or read back from the settled world (the drawer pulled out, the
+      # button's hole site, the window handle, the peg's head): measured within 6e-8 m (float32) except
+      # peg_head_pos_init, 1.1e-4 m (the peg rests at a slightly different tilt after the hand reset).
+      print(f"{task} reset_to {key}: max |ours - reference| {np.abs(ours - theirs).max():.2e}")
+      np.testing.assert_allclose(ours, theirs, atol=1e-3, err_msg=f"{task} {key}")
+    compared.append(key)
+  assert {"target_pos", "obj_init_pos", "init_tcp"} <= set(compared), (task, compared)
+
+
+def test_init_pads_are_live_pads_as_reference(ref):
+  """metaworld 3.1.1 sets `self.init_left_pad = self.get_body_com("leftpad")` (likewise the right pad):
+  `get_body_com` returns a view into `data.xpos`, so the reference's "init" pads are the CURRENT pad
+  positions at every step (the fixture: equal to left_pad / right_pad in every record). A reward that
+  reads init_left_pad / init_right_pad (pick-place-v3's caging margins) must see the live pads in our env
+  too: after the fingers and the hand move, reads["init_left_pad"] == reads["left_pad"]."""
+  meta, arrays = ref
+  for task in MT10:
+    rec = fixture_reads(arrays, task)
+    for side in ("left", "right"):
+      np.testing.assert_array_equal(rec[f"init_{side}_pad"], rec[f"{side}_pad"], err_msg=task)
+  users = [t for t in mw_tasks.available()
+           if {"init_left_pad", "init_right_pad"} & set(getattr(mw_tasks.module(t), "READS", ()))]
+  if not users:
+    pytest.skip("no available task module reads init_left_pad / init_right_pad")
+  for task in users:
+    env = make_env(task)
+    rv = jnp.asarray(arrays[f"{task}/episode_rand_vec"][0], jnp.float32)
+    m = env.mj_model
+
+    @jax.jit
+    def moved_reads(rv):
+      state = env.reset_to(rv)
+      d = state.pipeline_state
+      qpos = d.qpos.at[m.joint("r_close").qposadr[0]].set(0.03).at[m.joint("l_close").qposadr[0]].set(-0.02)
+      qpos = qpos.at[env.ids.hand_qpos + 1].add(0.05)   # the hand 5 cm along +y
+      d = env.reset_forward(d.replace(qpos=qpos))
+      return env.reward_reads(d, state.info["ctx"])
+
+    reads = {k: np.asarray(v) for k, v in moved_reads(rv).items()}
+    for side in ("left", "right"):
+      np.testing.assert_allclose(
+          reads[f"init_{side}_pad"], reads[f"{side}_pad"], atol=1e-6,
+          err_msg=f"{task}: reads['init_{side}_pad'] is not the live {side} pad (the reference's is an alias of "
+                  f"data.xpos: get_body_com returns a view); a reward using it differs from the reference's "
+                  f"once the pads move")
 
 
 # ------------------------------------------------------------------------------------ hand motion
