@@ -317,7 +317,11 @@ class SawyerEnv(MjxEnv):
     """Every state quantity a reward reads beyond the observation, by name (see `Task.reads`)."""
     i = self.ids
     base = {"tcp_center": self.tcp_center(d), "left_pad": d.xipos[i.leftpad], "right_pad": d.xipos[i.rightpad]}
-    return {**base, **ctx, **self.task.reads(self, d, ctx)}
+    # The reference's `init_left_pad`/`init_right_pad` are `get_body_com(...)` views into its live
+    # `data.xpos`, so they always equal the pads' current positions (metaworld 3.1.1; the parity fixture
+    # records them equal on every step). Parity keeps that: pick-place's caging margins read them.
+    live = {"init_left_pad": base["left_pad"], "init_right_pad": base["right_pad"]}
+    return {**base, **ctx, **live, **self.task.reads(self, d, ctx)}
 
   # -- reset and step ---------------------------------------------------------------------------------
 

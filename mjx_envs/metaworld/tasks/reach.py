@@ -14,6 +14,7 @@ from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task, body_quat_xyzw
 
 TARGET_RADIUS = 0.05
+READS = ("tcp_center", "target_pos", "hand_init_pos")
 
 OBJECTS_XML = """
     <body name="obj" pos="0 0.6 0.02">
