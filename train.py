@@ -395,8 +395,13 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   # The largest batch a compiled function steps: training's, or evaluation's (self-play evaluates its
   # holdout tasks side by side, up to all of them in one batch).
   largest = max(n_envs, cfg["run"]["num_eval_envs"] * max(1, len(getattr(algo.config, "holdout_tasks", ()))))
-  nv = getattr(getattr(env, "world", env), "mj_model").nv
-  devices = sharding.usable_devices(n_envs, jax.devices()[:cfg["run"]["devices"] or None], nv, largest)
+  # A multi-task env (MT10) steps each task's own model on its own slice of the batch: the devices split
+  # every task's worlds, so their count must divide the worlds per task.
+  models = [getattr(t, "mj_model") for t in env.tasks] if hasattr(env, "tasks") else [
+      getattr(getattr(env, "world", env), "mj_model")]
+  nv = max(m.nv for m in models)
+  per_split = n_envs // max(1, getattr(env, "num_tasks", 1))
+  devices = sharding.usable_devices(per_split, jax.devices()[:cfg["run"]["devices"] or None], nv, largest)
   cap = getattr(algo, "cpu_max_devices", None)
   if cap and devices[0].platform == "cpu" and len(devices) > cap:
     if cfg["run"]["devices"] > cap:

@@ -13,7 +13,15 @@ batch is workers x 256: `grad_batches` = workers reproduces that (configs ddpg_h
 Library use mirrors PPO:
   algo = make_train(env, DDPGConfig(...)); ts = algo.init(key); ts, m = algo.train_many(ts, n)
   act = algo.policy(ts.params, ts.obs_norm)   # act(obs, key) -> action
-Goal envs only: observations are {observation, achieved_goal, desired_goal} dicts.
+Goal envs: observations are {observation, achieved_goal, desired_goal} dicts, rewards recomputed with
+`compute_reward` for the relabelled goals.
+
+Plain envs (a flat observation array, e.g. Meta-World's; `replay_strategy="none"` only): the replay
+stores each step's obs, action, env reward, next obs (the final one where the episode ended) and its
+done/truncation flags; a batch is drawn uniformly with no relabelling and its stored rewards, and carries
+an empty goal ([batch, 0]), so that every loss reads it as for a goal env. The discount is
+1 - done (1 - truncation): episodes that end by truncation (a time limit) bootstrap. The normaliser sees
+the observations. `agents.mtsac` (multi-task SAC) runs on this path.
 
 `HERLearner` holds what every off-policy HER learner shares (rollout, replay, relabelled sampling,
 normaliser, the compiled cycle, evaluation, checkpoints); `DDPG` adds its networks, exploration and
@@ -64,6 +72,8 @@ class HERConfig(episodes.StepBudget):
   grad_clip_sqrt_v: float = 0.0      # >0: per-parameter clip to +-this x sqrt(v) (OpenAI Five: 5)
   gamma: float = 0.98
   polyak: float = 0.95
+  polyak_every_update: bool = False  # True: the targets move by polyak after every gradient step (SAC's
+                                     # tau = 1 - polyak), not once per cycle (baselines' HER)
   hidden: Sequence[int] = (256, 256, 256)
   random_eps: float = 0.3            # probability of a uniformly random action
   obs_clip: float = 5.0
@@ -136,14 +146,23 @@ class HERLearner:
     self.config = c = config
     self.raw_env = env
     obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs
-    if not (isinstance(obs, dict) and "achieved_goal" in obs and "observation" in obs):
-      raise ValueError(f"{type(self).__name__}+HER needs a goal env with {{observation, achieved_goal, "
-                       f"desired_goal}} observations; {type(env).__name__} has "
-                       f"{jax.tree.map(lambda x: x.shape, obs)}")
-    self.flatten = True
+    self.goal_env = isinstance(obs, dict) and "achieved_goal" in obs and "observation" in obs
+    if not self.goal_env and (isinstance(obs, dict) or c.replay_strategy != "none"):
+      raise ValueError(f"{type(self).__name__} with replay_strategy={c.replay_strategy!r} needs a goal env with "
+                       f"{{observation, achieved_goal, desired_goal}} observations; {type(env).__name__} has "
+                       f"{jax.tree.map(lambda x: x.shape, obs)} (a plain env with a flat observation takes "
+                       f"replay_strategy='none')")
+    if not self.goal_env and c.clip_target:
+      raise ValueError(f"clip_target=True clips critic targets to the returns of sparse rewards in [-1, 0]; "
+                       f"{type(env).__name__} is a plain env with its own rewards: set clip_target=False")
+    self.flatten = self.goal_env  # evaluation hands the policy flattened goal observations
     self.action_size = env.action_size
     self.episode_length = int(c.episode_length or env.episode_length)
     self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=False)
+    # One world's observation (the training batch's, leading axis dropped: a multi-task env's raw reset
+    # is itself a batch).
+    self.obs_example = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype),
+                                    jax.eval_shape(self.env.reset, jax.random.PRNGKey(0)).obs)
     self.p = her.future_p(c.replay_k)
     self.opts = {}
 
@@ -154,25 +173,33 @@ class HERLearner:
                       steps=c.num_updates * c.updates_per_cycle, clip_sqrt_v=c.grad_clip_sqrt_v)
 
   # --- pieces ------------------------------------------------------------------------------------
+  def normalize(self, obs_norm, feats):
+    """Network input from features [..., F] (`features`): standardised and clipped."""
+    return N.normalize(obs_norm, feats, self.config.obs_clip)
+
   def _feats(self, obs_norm, observation, goal):
-    return N.normalize(obs_norm, jnp.concatenate([observation, goal], -1), self.config.obs_clip)
+    """Network input from stored observations [..., O] and goals [..., G] (G = 0 on a plain env)."""
+    return self.normalize(obs_norm, jnp.concatenate([observation, goal], -1))
 
   def features(self, obs):
     return wrappers.flatten_goal_obs(obs) if isinstance(obs, dict) else obs
 
   def segment_example(self, obs_example):
     """One stored step's fields (shapes without the [L] axis added by the caller)."""
-    o, g = obs_example["observation"], obs_example["desired_goal"]
     f32 = jnp.float32
     scalar = jax.ShapeDtypeStruct((), f32)
-    return {"obs": o, "goal": g, "action": jax.ShapeDtypeStruct((self.raw_env.action_size,), f32),
+    action = jax.ShapeDtypeStruct((self.raw_env.action_size,), f32)
+    if not self.goal_env:
+      return {"obs": obs_example, "action": action, "reward": scalar, "next_obs": obs_example,
+              "done": scalar, "truncation": scalar, "valid": scalar}
+    o, g = obs_example["observation"], obs_example["desired_goal"]
+    return {"obs": o, "goal": g, "action": action,
             "next_obs": o, "next_ag": g, "done": scalar, "truncation": scalar, "valid": scalar}
 
   def empty_buffer(self):
-    obs = jax.eval_shape(self.raw_env.reset, jax.random.PRNGKey(0)).obs
     L = self.config.unroll_length
     seg = jax.tree.map(lambda x: jax.ShapeDtypeStruct((L,) + tuple(x.shape), jnp.float32),
-                       self.segment_example(obs))
+                       self.segment_example(self.obs_example))
     return replay.init(seg, self.config.buffer_size)
 
   def target_params(self, params):
@@ -205,9 +232,12 @@ class HERLearner:
       action = self.explore(ts.params, ts.obs_norm, obs, k)
       nxt = self.env.step(env_state, action)
       final = nxt.info["final_obs"]
-      step = {"obs": obs["observation"], "goal": obs["desired_goal"], "action": action,
-              "next_obs": final["observation"], "next_ag": final["achieved_goal"], "done": nxt.done,
-              "truncation": nxt.info["truncation"], "valid": jnp.ones_like(nxt.done)}
+      flags = {"done": nxt.done, "truncation": nxt.info["truncation"], "valid": jnp.ones_like(nxt.done)}
+      if self.goal_env:
+        step = {"obs": obs["observation"], "goal": obs["desired_goal"], "action": action,
+                "next_obs": final["observation"], "next_ag": final["achieved_goal"], **flags}
+      else:
+        step = {"obs": obs, "action": action, "reward": nxt.reward, "next_obs": final, **flags}
       return nxt, (step, episodes.step_stats(nxt))
 
     keys = jax.random.split(key, self.config.unroll_length)
@@ -215,7 +245,10 @@ class HERLearner:
     return env_state, jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps), stats
 
   def update_normalizer(self, obs_norm, seg, key):
-    """Folds the new data into the statistics with HER-relabelled goals, as baselines does."""
+    """Folds the new data into the statistics with HER-relabelled goals, as baselines does (a plain
+    env: its observations)."""
+    if not self.goal_env:
+      return N.update(obs_norm, seg["obs"], std_min=self.config.obs_std_min)
     goals, _ = her.relabel_all(key, seg["next_ag"], seg["done"], seg["valid"], seg["goal"],
                                self.config.replay_strategy, self.p)
     return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1), std_min=self.config.obs_std_min)
@@ -227,12 +260,16 @@ class HERLearner:
     c = self.config
     k_slot, k_t, k_her = jax.random.split(key, 3)
     slots = replay.sample_slots(buf, k_slot, c.batch_size)
-    seg = {k: buf.data[k][slots] for k in ("next_ag", "done", "valid")}
-    t = jax.random.categorical(k_t, jnp.where(seg["valid"] > 0, 0.0, -jnp.inf), axis=1)
+    valid = buf.data["valid"][slots]
+    t = jax.random.categorical(k_t, jnp.where(valid > 0, 0.0, -jnp.inf), axis=1)
     tr = jax.tree.map(lambda x: x[slots, t], buf.data)
-    goal, _ = her.relabel(k_her, seg["next_ag"], seg["done"], seg["valid"], t, tr["goal"],
-                          c.replay_strategy, self.p)
-    reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})
+    if self.goal_env:
+      seg = {k: buf.data[k][slots] for k in ("next_ag", "done")}
+      goal, _ = her.relabel(k_her, seg["next_ag"], seg["done"], valid, t, tr["goal"],
+                            c.replay_strategy, self.p)
+      reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})
+    else:  # the stored reward; an empty goal, so that losses concatenate obs and goal as for a goal env
+      goal, reward = jnp.zeros((c.batch_size, 0), tr["obs"].dtype), tr["reward"]
     discount = 1.0 - tr["done"] * (1.0 - tr["truncation"])  # bootstrap unless terminated
     # Staleness: how many cycles (parameter versions) ago each sampled segment was collected; each
     # cycle writes num_envs segments just before the insert position.
@@ -275,7 +312,8 @@ class HERLearner:
     return new_params, new_opt, info
 
   def train_step(self, ts: TrainState):
-    """One cycle: collect, insert, normaliser update, updates_per_cycle updates, target update."""
+    """One cycle: collect, insert, normaliser update, updates_per_cycle updates, target update (or one
+    after every update: `polyak_every_update`)."""
     c = self.config
     key, k_roll, k_norm, k_upd = jax.random.split(ts.key, 4)
     env_state, seg, stats = self.rollout(ts, k_roll)
@@ -283,14 +321,18 @@ class HERLearner:
     obs_norm = self.update_normalizer(ts.obs_norm, seg, k_norm)
 
     def update(carry, k):
-      params, opt_state, info = self.update(*carry, ts.target, obs_norm, self.sample_many(buffer, k))
-      return (params, opt_state), info
+      params, opt_state, target = carry
+      params, opt_state, info = self.update(params, opt_state, target, obs_norm, self.sample_many(buffer, k))
+      if c.polyak_every_update:
+        target = optax.incremental_update(self.target_params(params), target, 1.0 - c.polyak)
+      return (params, opt_state, target), info
 
-    (params, opt_state), info = jax.lax.scan(
-        update, (ts.params, ts.opt_state), jax.random.split(k_upd, c.updates_per_cycle))
-    target = optax.incremental_update(self.target_params(params), ts.target, 1.0 - c.polyak)
+    (params, opt_state, target), info = jax.lax.scan(
+        update, (ts.params, ts.opt_state, ts.target), jax.random.split(k_upd, c.updates_per_cycle))
+    if not c.polyak_every_update:
+      target = optax.incremental_update(self.target_params(params), target, 1.0 - c.polyak)
     metrics = {k: jnp.mean(v) for k, v in info.items()}
-    metrics.update(episodes.summarize(stats))
+    metrics.update(episodes.summarize(stats, getattr(self.raw_env, "task_names", ())))
     # Sample reuse: the gradient steps a transition takes part in over its life in the buffer (expected,
     # once the buffer is full: batch_size x grad_batches sampled per update, of the cycle's new ones).
     reuse = c.batch_size * c.grad_batches * c.updates_per_cycle / (c.num_envs * c.unroll_length)
@@ -312,7 +354,8 @@ class HERLearner:
   def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
     """The deterministic policy on fresh envs, one episode each -> {eval/success_rate, ...}."""
     n = int(num_envs or self.config.num_eval_envs)
-    return evaluate_policy(self.raw_env, self.episode_length, True, self.policy(params, obs_norm), key, n)
+    return evaluate_policy(self.raw_env, self.episode_length, self.flatten, self.policy(params, obs_norm),
+                           key, n)
 
   def checkpoint_view(self, ts: TrainState) -> TrainState:
     """What a checkpoint holds: everything, or everything but the replay buffer."""
@@ -340,7 +383,7 @@ class DDPG(HERLearner):
     """Baselines' exploration: tanh policy + N(0, noise_eps) noise, clipped; with probability
     random_eps a uniform random action instead. obs: dict with leaves [N, ...] -> [N, A]."""
     k_noise, k_coin, k_rand = jax.random.split(key, 3)
-    mu = self.actor.apply(params["actor"], self._feats(obs_norm, obs["observation"], obs["desired_goal"]))
+    mu = self.actor.apply(params["actor"], self.normalize(obs_norm, self.features(obs)))
     a = jnp.clip(mu + self.config.noise_eps * jax.random.normal(k_noise, mu.shape), -1.0, 1.0)
     return self.with_random_actions(a, k_coin, k_rand)
 
@@ -376,8 +419,7 @@ class DDPG(HERLearner):
     exploration noise is applied when not deterministic."""
 
     def act(obs, key):
-      feats = N.normalize(obs_norm, self.features(obs), self.config.obs_clip)
-      mu = self.actor.apply(params["actor"], feats)
+      mu = self.actor.apply(params["actor"], self.normalize(obs_norm, self.features(obs)))
       if deterministic:
         return mu
       return jnp.clip(mu + self.config.noise_eps * jax.random.normal(key, mu.shape), -1.0, 1.0)

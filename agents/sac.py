@@ -41,7 +41,6 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from agents import normalize as N
 from agents.ddpg import Critic, HERConfig, HERLearner
 from agents.distributions import TanhNormal
 from agents.networks import MLP
@@ -149,7 +148,7 @@ class SAC(HERLearner):
     """An action of the stochastic policy (uniform with probability random_eps): obs leaves [N, ...] ->
     [N, A]."""
     k_pi, k_coin, k_rand = jax.random.split(key, 3)
-    dist = self.actor.apply(params["actor"], self._feats(obs_norm, obs["observation"], obs["desired_goal"]))
+    dist = self.actor.apply(params["actor"], self.normalize(obs_norm, self.features(obs)))
     return self.with_random_actions(jnp.tanh(dist.sample(k_pi)), k_coin, k_rand)
 
   def sample(self, buf, key):
@@ -197,7 +196,7 @@ class SAC(HERLearner):
     tanh of the Gaussian's mean, or a sample of the squashed Gaussian when not deterministic."""
 
     def act(obs, key):
-      dist = self.actor.apply(params["actor"], N.normalize(obs_norm, self.features(obs), self.config.obs_clip))
+      dist = self.actor.apply(params["actor"], self.normalize(obs_norm, self.features(obs)))
       return jnp.tanh(dist.mean if deterministic else dist.sample(key))
 
     return act
