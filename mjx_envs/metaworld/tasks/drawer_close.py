@@ -19,8 +19,13 @@ Reference: metaworld 3.1.1 `SawyerDrawerCloseEnvV3` (reward version v2), model `
   at drawer + (0, -0.16, 0.09), so |obj - target| <= 0.065 is q >= -0.0315.
 
 Deliberate differences: those of the drawer model (`_drawer.py`: no meshes, drawer parts do not collide
-with each other) and of the family (`sawyer.py`). The scripted controller follows the reference policy's
-plan (rise, pass over the drawer to in front of the handle, drop, push it shut) with its own gains.
+with each other) and of the family (`sawyer.py`).
+
+The scripted controller is the reference policy (`SawyerDrawerCloseV3Policy`) in JAX with its gain (p 25,
+gripper closed): rise, pass over the drawer to in front of its handle, drop, push it shut. Measured:
+100/100 episodes solved, first success at control step 75 (reference: 77) (500 steps, fresh rand_vecs,
+C MuJoCo on this env's compiled model and solver settings, mocap/ctrl/obs as `SawyerEnv.step`); the MJX
+batch measurement was not affordable on the shared 2-core CPU used.
 """
 
 from __future__ import annotations
