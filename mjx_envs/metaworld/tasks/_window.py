@@ -149,11 +149,12 @@ def push_controller(obs, direction: float):
   want_z = obj[..., 2] + 0.045
   rel_x = (hand[..., 0] - obj[..., 0]) * direction          # along the push direction, site-relative
   in_yz = (jnp.abs(hand[..., 1] - want_y) < 0.012) & (jnp.abs(hand[..., 2] - want_z) < 0.012)
-  behind = (rel_x > -0.04) & (rel_x < touch * direction + 0.012)
+  behind = (rel_x > -0.04) & (rel_x < touch * direction + 0.02)
   engaged = in_yz & behind
   in_xz = (jnp.abs(hand[..., 0] - approach_x) < 0.01) & (jnp.abs(hand[..., 2] - want_z) < 0.012)
-  # push: the sash's site goes to the goal's x (+0.01 past it); open: site at goal - 0.04 at slide 0.2
-  end_x = jnp.where(direction > 0, goal[..., 0] - 0.04 + 0.01, goal[..., 0] + 0.01 - 0.01) + touch
+  # push: the sash's site goes 5 mm past its end of travel (open: goal - 0.04 at slide 0.2; close: goal
+  # + 0.01 at slide 0), pressing the sash against its joint limit and holding it there
+  end_x = jnp.where(direction > 0, goal[..., 0] - 0.04 + 0.005, goal[..., 0] + 0.01 - 0.005) + touch
   # approach: line up in x and z while staying in front (y) of the handle, then come in along y
   y_front = jnp.minimum(hand[..., 1], obj[..., 1] - 0.04)
   ax = jnp.where(engaged, end_x, approach_x)
