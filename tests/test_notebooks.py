@@ -14,7 +14,7 @@ NOTEBOOKS = sorted(glob.glob(os.path.join(ROOT, "notebooks", "*.ipynb")))
 def test_the_notebooks_are_all_here():
   names = [os.path.basename(p) for p in NOTEBOOKS]
   assert names == ["01_environments.ipynb", "02_ppo_fetch.ipynb", "03_her.ipynb",
-                   "04_asymmetric_self_play.ipynb", "06_hide_and_seek.ipynb"], names
+                   "04_asymmetric_self_play.ipynb", "05_metaworld.ipynb", "06_hide_and_seek.ipynb"], names
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
