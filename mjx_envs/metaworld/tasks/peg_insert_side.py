@@ -27,7 +27,8 @@ Reference facts used:
   prisms' rect_prism_tolerance of pegHead; object_grasped = base `_gripper_caging_reward` (obj_radius 0.0075,
   pad_success_thresh 0.03, object_reach_radius 0.01, xz_thresh 0.005, high_density), set to 1 when
   |tcp - obj| < 0.08, opening > 0 and obj z - 0.01 > obj_init z (that same condition adds 1 + 5 in_place and
-  is the info's grasp_success with 0.02 in place of 0.08); reward = hamacher(grasped, in_place) (+ ...); 10 when obj_to_target <= 0.07.
+  is the info's grasp_success with 0.02 in place of 0.08); reward = hamacher(grasped, in_place) (+ ...);
+  10 when obj_to_target <= 0.07.
   success = obj_to_target <= 0.07, near_object |tcp - obj| <= 0.03. No contact-force check in this task.
 
 Deliberate differences:
@@ -37,6 +38,15 @@ Deliberate differences:
   the two blocks beside the hole (0.1 .. 0.16) and one ceiling block (0.16 .. 0.2: the reference's upper
   block and top plate). The outer faces move by at most 4 mm; the hole is exactly the reference's.
 - The box's geoms do not collide with the table (contype 0; both are fixed).
+- The peg rests where the reference's does within 0.1 mm (settled pegHead (-0.09993, 0.6, 0.01490) against
+  the reference's (-0.1, 0.6, 0.01478)).
+
+Checks: the reward and info reproduce the reference's on 720 states recorded from the reference running its
+own scripted policy (fed the recorded obs, action and reads): max abs difference 7.6e-7 in the reward, 0 in
+success / near_object / grasp_success. `scripted` below: success 100/100 within 300 steps (jax.lax.scan
+over `Batch(env, 50)`, two keys; metrics["is_success"]; 500-step episodes can only count more), and 10/10
+more within 300 steps; the reference's own scripted policy in the reference: 8/10 (its median first
+success at step 121).
 """
 
 from __future__ import annotations
@@ -56,7 +66,8 @@ SCALE = (1.0, 2.0, 2.0)
 CORNERS = ("bottom_right_corner_collision_box_1", "top_left_corner_collision_box_1",
            "bottom_right_corner_collision_box_2", "top_left_corner_collision_box_2")
 
-_COL = 'type="box" contype="0" conaffinity="1" condim="3" solref="0.01 1" solimp="0.99 0.99 0.01" rgba="0.6 0.45 0.3 1"'
+_COL = ('type="box" contype="0" conaffinity="1" condim="3" solref="0.01 1" solimp="0.99 0.99 0.01" '
+        'rgba="0.6 0.45 0.3 1"')
 OBJECTS_XML = f"""
     <body name="peg" pos="0 0.6 0.03">
       <freejoint name="pegjoint"/>

@@ -27,6 +27,14 @@ grasp_success reads it.
 Deliberate differences:
 - The puck is a BOX of the cylinder's half-sizes (0.02 x 0.02 x 0.02): MJX has no box-cylinder collision
   and the pads are boxes.
+
+Checks: the reward and info reproduce the reference's on 720 states recorded from the
+reference running its own scripted policy: max abs difference 9.5e-7 in the reward, 0 in success /
+near_object / grasp_success (1 in 83 % of those states; there the reference's own contact flag is
+fed in). The JAX contact check itself fires in our simulation: grasp_success is 1 at some step of every
+scripted episode below. `scripted` below: success 100/100 within 250 steps (jax.lax.scan over
+`Batch(env, 50)`, two keys; metrics["is_success"]; 500-step episodes can only count more), and 10/10
+over 500 steps; the reference's own scripted policy in the reference: 10/10.
 """
 
 from __future__ import annotations
@@ -99,8 +107,9 @@ def reward(obs, action, reads):
   rew = jnp.where(lifted, rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
   f = lambda b: b.astype(jnp.float32)
+  grasp = (reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])
   info = {"success": f(obj_to_target <= 0.07), "near_object": f(tcp_to_obj <= 0.03),
-          "grasp_success": f((reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])),
+          "grasp_success": f(grasp),
           "grasp_reward": grasped, "in_place_reward": in_place, "obj_to_target": obj_to_target,
           "unscaled_reward": rew}
   return rew, info

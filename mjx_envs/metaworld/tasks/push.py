@@ -34,7 +34,15 @@ Deliberate differences:
 - The puck is a BOX of the cylinder's half-sizes (0.02 x 0.02 x 0.02): MJX has no box-cylinder collision
   and the pads are boxes. Its quaternion in the observation is that of the box geom (same frame as the
   reference's cylinder geom).
+  The box rests 0.6 mm higher than the reference's cylinder (settled obj_init z 0.01997 against 0.01940:
+  the reference's cylinder-on-table-box contact sinks deeper); target z follows it, as in the reference.
 - The goal marker is the env's visual mocap site `goal`, not a model site edited per reset.
+
+Checks: the reward and info reproduce the reference's on 720 states recorded from the
+reference running its own scripted policy (fed the recorded obs, action and reads): max abs difference
+2.4e-6 in the reward, 0 in success / near_object / grasp_success. `scripted` below: success 100/100
+(jax.lax.scan of 500 steps over `Batch(env, 50)`, two keys plus 10 more episodes; metrics["is_success"]);
+the reference's own scripted policy in the reference: 20/20.
 """
 
 from __future__ import annotations
@@ -167,8 +175,9 @@ def reward(obs, action, reads):
   rew = jnp.where((tcp_to_obj < 0.02) & (opened > 0), 2 * rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(target_to_obj < TARGET_RADIUS, 10.0, rew)
   f = lambda b: b.astype(jnp.float32)
+  grasp = (reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])
   info = {"success": f(target_to_obj <= TARGET_RADIUS), "near_object": f(tcp_to_obj <= 0.03),
-          "grasp_success": f((reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])),
+          "grasp_success": f(grasp),
           "grasp_reward": grasped, "in_place_reward": in_place, "obj_to_target": target_to_obj,
           "unscaled_reward": rew}
   return rew, info
@@ -182,8 +191,8 @@ def scripted(obs):
   """Above the puck, down around it, close the gripper, then drag it along the table to the goal.
 
   Memoryless phases read from the observation (tcp = hand - 0.045 in z):
-  - hand not over the puck (xy error > 0.02) and the puck not held: go there at 0.1 m above the table,
-    open; - over it and the tcp above the puck's centre: descend (tcp to the puck's centre), open;
+  - hand not over the puck (xy error > 0.02) and the puck not held: go there, the tcp 0.08 m above the
+    puck's centre, open; - over it: descend (tcp to the puck's centre), open;
   - tcp at the puck: close (effort 1); once the gripper has closed on it (opening < 0.8), move the
     hand towards the goal, the tcp at the goal's height (the goal is on the table; success is 3-D).
   """
