@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
+from mjx_envs.metaworld.tasks.push import move  # noqa: F401  (the drawer controllers' step)
+
 DRAWER_CASE_POS = (0.0, 0.0, 0.084)
 DRAWER_LINK_POS = (0.0, -0.01, 0.006)
 # drawer_link frame relative to the drawer body at joint position 0
@@ -89,6 +91,3 @@ def link_xquat(env, d):
   return d.xquat[env.mj_model.body("drawer_link").id]
 
 
-def move(hand, to, p):
-  """The reference policies' `move` step, clipped to the action range: p (to - hand)."""
-  return jnp.clip(p * (to - hand), -1.0, 1.0)

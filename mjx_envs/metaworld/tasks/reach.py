@@ -12,6 +12,7 @@ import jax.numpy as jnp
 
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task, body_quat_xyzw
+from mjx_envs.metaworld.tasks.push import set_free_pos
 
 TARGET_RADIUS = 0.05
 READS = ("tcp_center", "target_pos", "hand_init_pos")
@@ -25,17 +26,9 @@ OBJECTS_XML = """
     </body>"""
 
 
-def set_free_pos(env, d, joint: str, pos):
-  """qpos of free joint `joint` at `pos` [3], identity orientation, at rest."""
-  j = env.mj_model.joint(joint)
-  a, v = int(j.qposadr[0]), int(j.dofadr[0])
-  qpos = d.qpos.at[a:a + 3].set(pos).at[a + 3:a + 7].set(jnp.array([1.0, 0, 0, 0]))
-  return d.replace(qpos=qpos, qvel=d.qvel.at[v:v + 6].set(0.0))
-
-
 def place(env, d, rand_vec):
   obj, goal = rand_vec[:3], rand_vec[3:]
-  d = set_free_pos(env, d, "objjoint", obj)
+  d = set_free_pos(env, d, "objjoint", obj, (1.0, 0.0, 0.0, 0.0))
   return d, {"target_pos": goal, "obj_init_pos": obj}
 
 
