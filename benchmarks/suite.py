@@ -157,7 +157,7 @@ HEADLINE = [
                     "agent.hidden=[16]", "env.episode_length=10", "run.eval_every=1", "run.num_eval_envs=10",
                     "agent.checkpoint_buffer=False")),
     HeadlineRun("mtppo_mt10", target=("eval/success_rate", 0.305), budget_min=60.0, target_minutes=60.0, tiny=(
-        "agent.num_envs=10", "agent.unroll_length=5", "agent.num_minibatches=2", "agent.update_epochs=1",
+        "agent.num_minibatches=2", "agent.num_envs=10", "agent.unroll_length=5", "agent.update_epochs=1",
         "agent.policy_hidden=[16]", "agent.value_hidden=[16]", "agent.total_env_steps=100",
         "env.episode_length=10", "run.eval_every=1", "run.num_eval_envs=10")),
 ]

@@ -13,7 +13,7 @@ def get_config():
           "algo": "ppo",
           "num_envs": 2000,
           "unroll_length": 50,
-          "num_minibatches": 32,
+          "num_minibatches": 20,
           "update_epochs": 16,
           "total_env_steps": 50_000_000,
           "learning_rate": 5e-4,
