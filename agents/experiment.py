@@ -238,7 +238,7 @@ def _resolve_agent(agent, env):
   if algo == "mtsac" and agent["clip_target"]:
     raise ConfigError("agent.clip_target=True clips targets to the returns of sparse rewards in [-1, 0]; "
                       "agent.algo='mtsac' learns Meta-World's dense rewards: set agent.clip_target=False")
-  mtsac_tasks = len(mjx_envs.metaworld.MT10_TASKS) if env["name"] == "MT10" else 1
+  mtsac_tasks = _num_tasks(env)
   if algo == "mtsac" and agent["num_tasks"] not in (None, mtsac_tasks):
     raise ConfigError(f"agent.num_tasks={agent['num_tasks']} but env {env['name']} has {mtsac_tasks} "
                       f"task(s); leave it None (the env's)")
