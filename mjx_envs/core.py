@@ -191,6 +191,26 @@ class MjxEnv(Env):
       self._data_template = mjx.make_data(mj_model, impl=impl, naconmax=per_world * self.warp_max_envs)
     self.n_substeps = int(n_substeps)
     self.max_qvel = float(max_qvel)
+    # MJX-JAX's kinematics writes a mocap body's pose from mocap_pos / mocap_quat only AFTER walking the
+    # body tree, so the bodies below a mocap body (Meta-World's drawer, door and window frames) stay where
+    # the model put them. Where the model has such children, every traced step and reset first copies the
+    # mocap poses into the mocap bodies' body_pos / body_quat (their parent is the world), as C MuJoCo
+    # places them. Models without them are used as they are.
+    mocap_bodies = np.nonzero(mj_model.body_mocapid >= 0)[0]
+    has_children = np.isin(mj_model.body_parentid[1:], mocap_bodies).any()
+    self._mocap_bodies = mocap_bodies if (impl == "jax" and has_children) else None
+    self._mocap_order = mj_model.body_mocapid[mocap_bodies] if self._mocap_bodies is not None else None
+
+  def model_for(self, data: mjx.Data) -> mjx.Model:
+    """The MJX model to step `data` with: `mjx_model`, with the mocap bodies placed at `data`'s mocap poses
+    where bodies hang below them (see __init__)."""
+    if self._mocap_bodies is None:
+      return self.mjx_model
+    m = self.mjx_model
+    quat = data.mocap_quat[self._mocap_order]
+    quat = quat / jnp.linalg.norm(quat, axis=-1, keepdims=True)
+    return m.replace(body_pos=m.body_pos.at[self._mocap_bodies].set(data.mocap_pos[self._mocap_order]),
+                     body_quat=m.body_quat.at[self._mocap_bodies].set(quat))
 
   def make_data(self) -> mjx.Data:
     """A fresh `mjx.Data` of this env's model and `impl` (jittable: returns a built template)."""
@@ -233,7 +253,7 @@ class MjxEnv(Env):
           q = quat0 + (mocap_quat - quat0) * frac
           path["mocap_quat"] = q / jnp.linalg.norm(q, axis=-1, keepdims=True)
         d = d.replace(**path)
-      return mjx.step(self.mjx_model, d), None
+      return mjx.step(self.model_for(d), d), None
 
     fracs = jnp.arange(1, self.n_substeps + 1, dtype=jnp.float32) / self.n_substeps
     with fast_elliptic_newton():  # the same Newton step, without MJX's O(ncon * nefc^2) cone Hessian
@@ -252,7 +272,7 @@ class MjxEnv(Env):
     """
     if self.impl != "jax":  # MJX-Warp exposes the full forward pass only
       return mjx.forward(self.mjx_model, data)
-    return mjx.kinematics(self.mjx_model, data)
+    return mjx.kinematics(self.model_for(data), data)
 
   def diverged(self, data: mjx.Data) -> jax.Array:
     """True when the physics state is non-finite or its velocities exploded."""

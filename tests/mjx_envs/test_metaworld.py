@@ -174,6 +174,13 @@ def test_mt10_batch(mt10_rollout):
   goal = np.asarray(s0.obs[:, 36:39]).reshape(10, n, 3)
   assert all(len({tuple(np.round(g, 5)) for g in goal[t]}) > 1 or MT10_TASKS[t].startswith("button")
              for t in range(10))  # fresh goals per world
+  # every task's object starts at its rand_vec plus the task's fixed offset: the furniture (children of
+  # mocap bodies, which MJX-JAX's kinematics alone leaves at the model's position) moves with rand_vec
+  obj = np.asarray(mt.split(s0.obs[:, 4:7]))
+  for t, (name, member) in enumerate(zip(MT10_TASKS, s0.pipeline_state)):
+    rv = np.asarray(member.info["rand_vec"])[:, :3]
+    assert np.ptp(rv[:, 0]) > 0.02 or name == "window-close-v3", name
+    np.testing.assert_allclose(np.ptp(obj[t] - rv, axis=0), 0.0, atol=1e-5, err_msg=name)
 
 
 # window-open's controller reached 100/100 in C MuJoCo on this model but only 3 of 6 within 100 steps in MJX
