@@ -352,3 +352,29 @@ def test_hand_motion_matches_reference(ref, reach_motion):
   half = ref_grip.shape[1] // 2
   for series in (grip[g], ref_grip[g]):
     assert series[half] < series[0] - 0.3 and series[-1] > series[half] + 0.3, series
+
+
+# The episode's object pose as the reference first observes it: within 1 mm for every task (measured: 0 for
+# the furniture, 0.6 mm for the free objects, which settle on the table), except two whose first record
+# comes after objects moved: drawer-close (the reference pulls the drawer out in its reset and it is still
+# sliding: 8.6 mm) and peg-insert-side (the peg settles at a slightly different tilt: 12.4 mm).
+FIRST_OBS_ATOL = {"drawer-close-v3": 0.015, "peg-insert-side-v3": 0.015}
+
+
+@pytest.mark.parametrize("task", MT10)
+def test_first_observed_object_pose_as_reference(task, ref):
+  """reset_to(the reference's episode rand_vec) observes the object where the reference's first record
+  does: catches furniture that does not follow rand_vec (MJX-JAX leaves bodies below a mocap body at the
+  model's position unless the env places them, mjx_envs/core.py)."""
+  _, arrays = ref
+  env = make_env(task)
+  rv = arrays[f"{task}/episode_rand_vec"]
+  episode = arrays[f"{task}/episode"]
+  first = np.array([np.flatnonzero(episode == e)[0] for e in range(len(rv))])
+  theirs = arrays[f"{task}/obs"][first][:, 4:11]
+  ours = np.asarray(jax.jit(jax.vmap(lambda r: env.reset_to(r).obs[4:11]))(jnp.asarray(rv, jnp.float32)))
+  gap = np.abs(ours[:, :3] - theirs[:, :3]).max()
+  print(f"{task}: first observed object position, max |ours - reference| {gap:.2e} m")
+  assert gap <= FIRST_OBS_ATOL.get(task, 1e-3), (task, gap)
+  # quaternion up to sign: the free objects settle within 1e-3
+  np.testing.assert_allclose(np.abs(ours[:, 3:]), np.abs(theirs[:, 3:]), atol=2e-3, err_msg=task)
