@@ -17,7 +17,7 @@ draws a fresh state (counted in the episode statistics).
 from __future__ import annotations
 
 import abc
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Sequence, Tuple
 
 from brax.envs.base import Env as _BraxEnv
 from brax.envs.base import State
@@ -27,10 +27,11 @@ import mujoco
 from mujoco import mjx
 import numpy as np
 
+from mjx_envs import cphysics
 from mjx_envs.elliptic_newton import fast_elliptic_newton
 
 __all__ = ["State", "Env", "MjxEnv", "GoalEnv", "sanitize_action", "ConfigError", "camera_xml",
-           "IMPLS", "check_impl", "warp_available"]
+           "IMPLS", "check_impl", "resolve_impl", "warp_available"]
 
 
 class ConfigError(ValueError):
@@ -137,7 +138,16 @@ class Env(_BraxEnv):
           f"got {getattr(action, 'shape', type(action))}")
 
 
-IMPLS = ("jax", "warp")
+IMPLS = ("auto", "c", "jax", "warp")
+
+
+def resolve_impl(impl: str) -> str:
+  """The physics implementation `impl` stands for: "auto" is C MuJoCo ("c") when JAX's default backend is
+  the CPU, MJX-JAX ("jax") on a GPU or TPU; the others are themselves (checked by `check_impl`)."""
+  check_impl(impl)
+  if impl == "auto":
+    return "c" if jax.default_backend() == "cpu" else "jax"
+  return impl
 
 
 def warp_available() -> bool:
@@ -151,7 +161,8 @@ def warp_available() -> bool:
 
 
 def check_impl(impl) -> None:
-  """Raises ConfigError for an `impl` that is not "jax" or "warp", or "warp" without its packages."""
+  """Raises ConfigError for an `impl` not in IMPLS ("auto", "c", "jax", "warp"), or "warp" without its
+  packages."""
   if impl not in IMPLS:
     raise ConfigError(f"impl must be one of {IMPLS}, got {impl!r}")
   if impl == "warp" and not warp_available():
@@ -167,19 +178,32 @@ class MjxEnv(Env):
   """An env backed by one MJX model, stepped `n_substeps` times per control step.
 
   Subclasses build an `mujoco.MjModel`, pass it here, and use `make_data`, `physics_step`, `diverged`.
-  `impl` picks MJX's implementation: "jax" (MJX-JAX) or "warp" (MuJoCo Warp through the MJX API, which
-  needs the optional `[warp]` extra).
+  `impl` picks the physics: "c" (C MuJoCo on the host through `jax.pure_callback`, `mjx_envs.cphysics`),
+  "jax" (MJX-JAX), "warp" (MuJoCo Warp through the MJX API, the optional `[warp]` extra) or "auto" (the
+  default: "c" on a CPU-only machine, "jax" on a GPU or TPU). `self.impl` is the resolved choice.
+  Under "c", `c_fields` names the derived fields (body, site, geom poses, sensors: `cphysics.DERIVED`)
+  the family reads after a step, and `contact_pairs` the geom groups whose contacts it reads
+  (`pair_contacts`).
   """
 
   def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, max_qvel: float = 100.0,
-               impl: str = "jax", warp_max_envs: int | None = None):
-    check_impl(impl)
+               impl: str = "auto", warp_max_envs: int | None = None,
+               c_fields: Sequence[str] = cphysics.DEFAULT_FIELDS,
+               contact_pairs: Sequence[Tuple[Sequence[int], Sequence[int]]] = ()):
+    impl = resolve_impl(impl)
     self.mj_model = mj_model
     self.impl = impl
-    self.mjx_model = mjx.put_model(mj_model, impl=impl)
+    self.contact_pairs = tuple((np.asarray(a, int), np.asarray(b, int)) for a, b in contact_pairs)
+    mjx_impl = "jax" if impl == "c" else impl
+    self.mjx_model = mjx.put_model(mj_model, impl=mjx_impl)
     # The zero state, built once on the host: MJX-Warp's make_data takes only an MjModel and is not
     # traceable, so `reset` starts from this template instead of calling make_data under jit.
-    self._data_template = mjx.make_data(mj_model, impl=impl)
+    self._data_template = mjx.make_data(mj_model, impl=mjx_impl)
+    self.cphysics = None
+    if impl == "c":
+      self.cphysics = cphysics.Backend(mj_model, n_substeps, c_fields, self.contact_pairs,
+                                       name=type(self).__name__)
+      self._data_template = self.cphysics.make_data(self._data_template)
     self.warp_max_envs = int(warp_max_envs or WARP_DEFAULT_MAX_ENVS)
     if impl == "warp":
       # MJX-Warp's contact buffer is one array shared by every env of a vmapped batch (JAX does not tell
@@ -223,8 +247,12 @@ class MjxEnv(Env):
 
   def physics_step(self, data: mjx.Data, ctrl: jax.Array | None = None,
                    mocap_pos: jax.Array | None = None, mocap_quat: jax.Array | None = None,
-                   interpolate_mocap: bool = False) -> mjx.Data:
-    """Sets controls and mocap targets, then runs `n_substeps` of `mjx.step`.
+                   interpolate_mocap: bool = False,
+                   model_fields: Mapping[str, jax.Array] | None = None) -> mjx.Data:
+    """Sets controls and mocap targets, then runs `n_substeps` of `mjx.step` (under "c": C's mj_step).
+
+    `model_fields` ({model field: array}) replaces fields of the model for this world's step (e.g.
+    hide-and-seek's walls and joint ranges).
 
     With `interpolate_mocap`, the mocap bodies move from where they are to the new targets in equal steps
     over the substeps (positions linearly, orientations by normalised linear interpolation), arriving on
@@ -240,6 +268,9 @@ class MjxEnv(Env):
       replace["mocap_quat"] = mocap_quat
     data = data.replace(**replace)
     interpolate = interpolate_mocap and (mocap_pos is not None or mocap_quat is not None)
+    if self.impl == "c":
+      return self.cphysics.step(data, mocap_pos, mocap_quat, interpolate, model_fields)
+    model_fields = dict(model_fields or {})
     pos0, quat0 = data.mocap_pos, data.mocap_quat
     if interpolate and mocap_quat is not None:  # the nearer of q and -q, so the path takes the short way
       mocap_quat = jnp.where(jnp.sum(quat0 * mocap_quat, -1, keepdims=True) < 0, -mocap_quat, mocap_quat)
@@ -253,13 +284,15 @@ class MjxEnv(Env):
           q = quat0 + (mocap_quat - quat0) * frac
           path["mocap_quat"] = q / jnp.linalg.norm(q, axis=-1, keepdims=True)
         d = d.replace(**path)
-      return mjx.step(self.model_for(d), d), None
+      m = self.model_for(d)
+      return mjx.step(m.replace(**model_fields) if model_fields else m, d), None
 
     fracs = jnp.arange(1, self.n_substeps + 1, dtype=jnp.float32) / self.n_substeps
     with fast_elliptic_newton():  # the same Newton step, without MJX's O(ncon * nefc^2) cone Hessian
       return jax.lax.scan(body, data, fracs)[0]
 
-  def reset_forward(self, data: mjx.Data) -> mjx.Data:
+  def reset_forward(self, data: mjx.Data,
+                    model_fields: Mapping[str, jax.Array] | None = None) -> mjx.Data:
     """The derived quantities a reset's observation reads: positions and orientations of bodies, geoms
     and sites (`mjx.kinematics`), not a full `mjx.forward`.
 
@@ -270,14 +303,43 @@ class MjxEnv(Env):
     resets (init, auto-reset inside the train step, evaluation): about a third of the train step's HLO.
     Observations must then read only kinematic fields, qpos and qvel (tests/mjx_envs check this).
     """
+    if self.impl == "c":  # C's mj_kinematics on the exact state, the env's writes merged in
+      return self.cphysics.forward(data, model_fields)
     if self.impl != "jax":  # MJX-Warp exposes the full forward pass only
       return mjx.forward(self.mjx_model, data)
-    return mjx.kinematics(self.model_for(data), data)
+    m = self.model_for(data)
+    return mjx.kinematics(m.replace(**model_fields) if model_fields else m, data)
+
+  def pair_contacts(self, data: mjx.Data) -> Tuple[jax.Array, jax.Array]:
+    """Per declared contact pair of geom groups (`contact_pairs`, P of them): (the smallest contact
+    distance [P], 1e6 where none; the summed normal force [P]) of the last substep. Under "jax" from
+    MJX's contact arrays, under "c" from C's contact list; MJX-Warp exposes no per-world contacts (1e6, 0)."""
+    p = len(self.contact_pairs)
+    if self.impl == "c":
+      return data._impl.pair_dist, data._impl.pair_force  # pylint: disable=protected-access
+    if self.impl != "jax" or p == 0:
+      return jnp.full((p,), 1e6, jnp.float32), jnp.zeros((p,), jnp.float32)
+    con = data._impl.contact  # pylint: disable=protected-access
+    g = con.geom
+    if g.shape[0] == 0:
+      return jnp.full((p,), 1e6, jnp.float32), jnp.zeros((p,), jnp.float32)
+    force = data._impl.efc_force[jnp.clip(con.efc_address, 0, None)]  # pylint: disable=protected-access
+    force = jnp.where(con.efc_address >= 0, force, 0.0)
+    dists, forces = [], []
+    for a, b in self.contact_pairs:  # one extra False entry: what an unused slot's geom id -1 reads
+      in_a = jnp.asarray(np.isin(np.arange(self.mj_model.ngeom + 1), a))
+      in_b = jnp.asarray(np.isin(np.arange(self.mj_model.ngeom + 1), b))
+      hit = (in_a[g[:, 0]] & in_b[g[:, 1]]) | (in_a[g[:, 1]] & in_b[g[:, 0]])
+      dists.append(jnp.min(jnp.where(hit, con.dist, 1e6)))
+      forces.append(jnp.sum(jnp.where(hit, force, 0.0)))
+    return jnp.stack(dists).astype(jnp.float32), jnp.stack(forces).astype(jnp.float32)
 
   def diverged(self, data: mjx.Data) -> jax.Array:
     """True when the physics state is non-finite or its velocities exploded."""
     finite = jnp.all(jnp.isfinite(data.qpos)) & jnp.all(jnp.isfinite(data.qvel))
     calm = jnp.all(jnp.abs(data.qvel) < self.max_qvel)
+    if self.impl == "c":  # C MuJoCo resets an unstable world itself, with a warning
+      calm = calm & (data._impl.warned <= 0)  # pylint: disable=protected-access
     return ~(finite & calm)
 
 

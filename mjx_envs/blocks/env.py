@@ -66,7 +66,8 @@ def default_config() -> Dict[str, Any]:
                                   # held block creep down the pads (see scene.py's docstring)
       condim=3,                   # block and finger contacts: 3 (sliding friction) or 4 (+ torsional;
                                   # before issue 11). See scene.py's docstring for the measured cost.
-      impl="jax",                 # MJX implementation: "jax" or "warp" (the optional [warp] extra)
+      impl="auto",                # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax"
+                                  # or "warp" (the optional [warp] extra)
       warp_max_envs=None,         # impl="warp": the most envs in one batch (Warp's contact buffer;
                                   # None: 1024; train.py sets it from num_envs)
       max_position_change=0.05,   # metres per step at |action| = 1
@@ -136,17 +137,15 @@ class BlocksEnv(GoalEnv):
     mj_model = mujoco.MjModel.from_xml_string(scene_xml(
         n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip",
         cone=c["cone"], condim=c["condim"], impratio=c["impratio"]))
-    super().__init__(mj_model, c["n_substeps"], impl=c["impl"], warp_max_envs=c["warp_max_envs"])
+    # Contacts read (`_gripped`): left finger - block i, then right finger - block i, for each block.
+    blocks = [[mj_model.geom(f"object{i}").id] for i in range(n)]
+    pairs = ([([mj_model.geom("finger_l").id], b) for b in blocks]
+             + [([mj_model.geom("finger_r").id], b) for b in blocks])
+    super().__init__(mj_model, c["n_substeps"], impl=c["impl"], warp_max_envs=c["warp_max_envs"],
+                     c_fields=("xquat", "site_xpos", "site_xmat"), contact_pairs=pairs)
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._obj_qpos = np.array([mj_model.joint(f"object{i}").qposadr[0] for i in range(n)])
     self._obj_qvel = np.array([mj_model.joint(f"object{i}").dofadr[0] for i in range(n)])
-    # Contact lookup tables, indexed by geom id; the extra last entry is what the unused contact slots'
-    # geom id -1 reads (the reset's data has no contacts). block: object index or -1; finger: 1 left,
-    # 2 right, 0 other.
-    self._geom_block = np.full(mj_model.ngeom + 1, -1, np.int32)
-    self._geom_block[[mj_model.geom(f"object{i}").id for i in range(n)]] = np.arange(n)
-    self._geom_finger = np.zeros(mj_model.ngeom + 1, np.int32)
-    self._geom_finger[[mj_model.geom("finger_l").id, mj_model.geom("finger_r").id]] = [1, 2]
     self._data0 = None
 
   # --- sizes -------------------------------------------------------------------------------------
@@ -308,7 +307,7 @@ class BlocksEnv(GoalEnv):
   def _gripped(self, data, rel) -> jax.Array:
     """[n] 1.0 for each block touching both fingers, as the paper's observation (from the contacts of
     the last substep); `rel` [n, 3]: block positions relative to the tcp (used by the Warp fallback)."""
-    if self.impl != "jax":
+    if self.impl == "warp":
       # MJX-Warp keeps one contact buffer for the whole vmapped batch, which one env cannot pick its own
       # contacts from: keep the geometric test (the block sits between the pads and both are closed on
       # it; it misses diagonal grasps).
@@ -318,14 +317,10 @@ class BlocksEnv(GoalEnv):
       between = (jnp.abs(local[:, 0]) < BLOCK_HALF) & (jnp.abs(local[:, 2] - 0.02) < 0.03)
       pinched = jnp.abs(local[:, 1]) + BLOCK_HALF + 0.004 > jnp.max(fingers)
       return (between & pinched & (jnp.max(fingers) < BLOCK_HALF + 0.004)).astype(jnp.float32)
-    # Fixed-size: every candidate geom pair has its slots, with dist > 0 when apart.
-    con = data._impl.contact  # pylint: disable=protected-access
-    touching = con.dist <= GRIP_CONTACT_DIST                                    # [ncon]
-    block = jnp.max(jnp.asarray(self._geom_block)[con.geom], -1)               # [ncon]; -1: none
-    finger = jnp.sum(jnp.asarray(self._geom_finger)[con.geom], -1)             # [ncon]; 0: none
-    hit = touching[:, None] & (block[:, None] == np.arange(self.num_objects))  # [ncon, n]
-    left = jnp.any(hit & (finger == 1)[:, None], 0)
-    right = jnp.any(hit & (finger == 2)[:, None], 0)
+    # MJX: every candidate geom pair has its slots, with dist > 0 when apart; C: the contact list.
+    dist, _ = self.pair_contacts(data)
+    touching = dist <= GRIP_CONTACT_DIST
+    left, right = touching[:self.num_objects], touching[self.num_objects:]
     return (left & right).astype(jnp.float32)
 
 

@@ -204,7 +204,8 @@ def default_config(task: str) -> Dict[str, Any]:
       # What the object rests on: "box", the reference's finite table (the object can fall off), or
       # "plane", an infinite table top (cheaper contacts; the object never falls).
       "table": "box",
-      "impl": "jax",                  # MJX implementation: "jax" or "warp" (the optional [warp] extra)
+      "impl": "auto",                 # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c",
+                                      # "jax" or "warp" (the optional [warp] extra)
       "warp_max_envs": None,          # impl="warp": the most envs in one batch (Warp's contact buffer;
                                       # None: 1024; train.py sets it from num_envs)
       "target_range": 0.3 if task == "FetchSlide" else 0.15,
@@ -436,7 +437,7 @@ class FetchEnv(GoalEnv):
                          table=cfg["table"])
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
     super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
-                     warp_max_envs=cfg["warp_max_envs"])
+                     warp_max_envs=cfg["warp_max_envs"], c_fields=())  # obs read qpos and qvel only
 
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._target_mocap = int(mj_model.body("target").mocapid[0])

@@ -135,7 +135,8 @@ def default_config(layout: str = "quadrant") -> Dict[str, Any]:
       ls_iterations=10,
       max_contacts=32,
       max_qvel=100.0,
-      impl="jax",
+      impl="auto",                                  # "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c"
+                                                    # or "jax" (MJX-Warp: no per-world model fields)
   )
 
 
@@ -157,8 +158,9 @@ class HideAndSeekEnv(MjxEnv):
       raise ConfigError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     c = {**default_config(layout), **config}
     check_impl(c["impl"])
-    if c["impl"] != "jax":
-      raise ConfigError("hide-and-seek runs on impl='jax' only (it edits model fields per world)")
+    if c["impl"] == "warp":
+      raise ConfigError("hide-and-seek runs on impl='c' or 'jax' (it edits model fields per world, "
+                        "which MJX-Warp does not take per world)")
     self.hiders = _check_range("n_hiders", c["n_hiders"], 1, LIMITS["agents"] // 2)
     self.seekers = _check_range("n_seekers", c["n_seekers"], 1, LIMITS["agents"] // 2)
     self.boxes = _check_range("n_boxes", c["n_boxes"], 0, LIMITS["boxes"])
@@ -197,7 +199,8 @@ class HideAndSeekEnv(MjxEnv):
     mj_model = mujoco.MjModel.from_xml_string(S.scene_xml(
         self.num_agents, self.n_boxes, self.n_ramps, self.n_walls, c["sim_dt"], c["gravity"],
         c["iterations"], c["ls_iterations"], c["max_contacts"]))
-    super().__init__(mj_model, c["n_substeps"], max_qvel=c["max_qvel"], impl="jax")
+    super().__init__(mj_model, c["n_substeps"], max_qvel=c["max_qvel"], impl=c["impl"],
+                     c_fields=("xpos", "xquat", "xmat", "geom_xpos", "geom_xmat"))
     m = mj_model
     A, B, R = self.num_agents, self.n_boxes, self.n_ramps
     self.hider_flag = np.arange(A) < self.n_hiders
@@ -264,17 +267,27 @@ class HideAndSeekEnv(MjxEnv):
             "lock": jax.random.bernoulli(k3, 0.5, (A,)).astype(jnp.int32)}
 
   # --- model per world ---------------------------------------------------------------------------
-  def world_model(self, info: Mapping[str, jax.Array]) -> mjx.Model:
-    """The MJX model of one world: this episode's walls, box sizes, joint ranges (locks, parking) and
-    grab welds written into the shared model."""
+  def world_fields(self, info: Mapping[str, jax.Array]) -> Dict[str, jax.Array]:
+    """The model fields of one world: this episode's walls, box sizes (with their bounding radii and
+    boxes, which C MuJoCo's broadphase and rays read), box inertias, joint ranges (locks, parking) and
+    grab welds, written into the shared model's arrays."""
     m = self.mjx_model
     box_size = info["box_size"]
-    return m.replace(
-        geom_pos=m.geom_pos.at[self._wall_geom].set(info["wall_pos"]),
-        geom_size=m.geom_size.at[self._wall_geom].set(info["wall_size"]).at[self._box_geom].set(box_size),
-        body_inertia=m.body_inertia.at[self._obj_body[:self.n_boxes]].set(S.box_inertia(box_size)),
-        jnt_range=info["jnt_range"],
-        eq_data=info["eq_data"])
+    size = m.geom_size.at[self._wall_geom].set(info["wall_size"]).at[self._box_geom].set(box_size)
+    boxes = np.concatenate([self._wall_geom, self._box_geom])
+    half = size[boxes]
+    return {
+        "geom_pos": m.geom_pos.at[self._wall_geom].set(info["wall_pos"]),
+        "geom_size": size,
+        "geom_rbound": m.geom_rbound.at[boxes].set(jnp.linalg.norm(half, axis=-1)),
+        "geom_aabb": m.geom_aabb.at[boxes].set(jnp.concatenate([jnp.zeros_like(half), half], -1)),
+        "body_inertia": m.body_inertia.at[self._obj_body[:self.n_boxes]].set(S.box_inertia(box_size)),
+        "jnt_range": info["jnt_range"],
+        "eq_data": info["eq_data"]}
+
+  def world_model(self, info: Mapping[str, jax.Array]) -> mjx.Model:
+    """The MJX model of one world (`world_fields` written into `mjx_model`)."""
+    return self.mjx_model.replace(**self.world_fields(info))
 
   # --- reset -------------------------------------------------------------------------------------
   def reset(self, rng: jax.Array) -> State:
@@ -425,9 +438,9 @@ class HideAndSeekEnv(MjxEnv):
     """A fresh or edited world's (data with its kinematics, obs, info with object ranges and sight),
     from qpos and info's unlocked objects (`lock_q` their poses)."""
     info["jnt_range"] = self._object_ranges(info, info["locked"])
-    m = self.world_model(info)
-    data = mjx.kinematics(m, data)
-    obs, info["visible"] = self._observe(m, data, info)
+    fields = self.world_fields(info)
+    data = self.reset_forward(data, model_fields=fields)
+    obs, info["visible"] = self._observe(fields, data, info)
     return data, obs, info
 
   def door_centres(self, state: State):
@@ -513,12 +526,11 @@ class HideAndSeekEnv(MjxEnv):
     self._lock(data, info, lock, has, nearest, dist)
 
     ctrl = bins_to_ctrl(move).reshape(-1)
-    m = self.world_model(info)
-    data = data.replace(ctrl=ctrl, eq_active=eq_active)
-    data = jax.lax.scan(lambda d, _: (mjx.step(m, d), None), data, None, length=self.n_substeps)[0]
+    fields = self.world_fields(info)
+    data = self.physics_step(data.replace(eq_active=eq_active), ctrl=ctrl, model_fields=fields)
     diverged = self.diverged(data)
 
-    obs, visible = self._observe(m, data, info)
+    obs, visible = self._observe(fields, data, info)
     info["visible"] = visible
     t = info["t"] + 1
     info["t"] = t
@@ -617,8 +629,8 @@ class HideAndSeekEnv(MjxEnv):
     return {"agent": q[self._agent_j[:, :3]], "box": q[self._obj_j[:self.n_boxes, :3]],
             "ramp": q[self._obj_j[self.n_boxes:, :3]]}
 
-  def _observe(self, m, data, info):
-    """(obs dict, visible [A, A + O]) of `data`."""
+  def _observe(self, fields, data, info):
+    """(obs dict, visible [A, A + O]) of `data`; `fields`: the world's model fields (`world_fields`)."""
     c = self.config
     A, B, R, O = self.num_agents, self.n_boxes, self.n_ramps, self.n_objects
     q, v = data.qpos, data.qvel
@@ -644,19 +656,23 @@ class HideAndSeekEnv(MjxEnv):
     ramp_centre = data.xpos[rb] + data.xmat[rb] @ jnp.asarray(S.RAMP_CENTRE)
     targets = jnp.concatenate([origin, data.xpos[jnp.asarray(self._obj_body[:B])], ramp_centre])
     target_body = np.concatenate([self._agent_body, self._obj_body])
-    lidar, los = [], []
-    for i in range(A):
-      to = targets - origin[i]
-      norm = jnp.linalg.norm(to, axis=-1, keepdims=True)
-      dirs = jnp.concatenate([jnp.asarray(self._lidar_dirs), to / jnp.maximum(norm, 1e-6)])
-      dist, geom = jax.vmap(lambda vec: mjx.ray(m, data, origin[i], vec, _RAY_GROUPS,
-                                                bodyexclude=int(self._agent_body[i])))(dirs)
-      L = self._lidar_dirs.shape[0]
-      d_l = dist[:L]
-      lidar.append(jnp.where((d_l < 0) | (d_l > c["lidar_range"]), c["lidar_range"], d_l))
-      hit_body = jnp.asarray(self._geom_body)[geom[L:]]
-      los.append(hit_body == jnp.asarray(target_body))
-    lidar, los = jnp.stack(lidar), jnp.stack(los)                                       # [A, L], [A, A+O]
+    to = targets[None] - origin[:, None]                                               # [A, A+O, 3]
+    to = to / jnp.maximum(jnp.linalg.norm(to, axis=-1, keepdims=True), 1e-6)
+    dirs = jnp.concatenate([jnp.broadcast_to(jnp.asarray(self._lidar_dirs, jnp.float32),
+                                             (A,) + self._lidar_dirs.shape), to], 1)   # [A, L+A+O, 3]
+    if self.impl == "c":  # mj_multiRay per agent on the step's geom poses
+      geoms = tuple(g for g in range(6) if _RAY_GROUPS[g])
+      dist, geom = self.cphysics.rays(data, origin, dirs, geoms, self._agent_body, fields)
+    else:
+      m = self.mjx_model.replace(**fields)
+      out = [jax.vmap(lambda vec, i=i: mjx.ray(m, data, origin[i], vec, _RAY_GROUPS,
+                                               bodyexclude=int(self._agent_body[i])))(dirs[i])
+             for i in range(A)]
+      dist, geom = jnp.stack([o[0] for o in out]), jnp.stack([o[1] for o in out])
+    L = self._lidar_dirs.shape[0]
+    d_l = dist[:, :L]
+    lidar = jnp.where((d_l < 0) | (d_l > c["lidar_range"]), c["lidar_range"], d_l)   # [A, L]
+    los = jnp.asarray(self._geom_body)[geom[:, L:]] == jnp.asarray(target_body)[None]  # [A, A+O]
     heading = jnp.stack([jnp.cos(yaw), jnp.sin(yaw)], -1)
     to2 = targets[None, :, :2] - origin[:, None, :2]
     unit = to2 / jnp.maximum(jnp.linalg.norm(to2, axis=-1, keepdims=True), 1e-6)

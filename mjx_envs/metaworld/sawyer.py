@@ -98,6 +98,7 @@ class Task:
   reward(obs [39], action [4], reads) -> (reward in [0, 10], info {INFO_KEYS})
   valid(rand_vec) -> bool: the reference's rejection rule for a drawn vector (default: all valid)
   assets_xml:  extra MJCF for <asset>/<default> (optional)
+  touch_geoms: geoms whose contacts with each finger pad the reward reads (`env.pad_forces`)
   """
   name: str
   objects_xml: str
@@ -116,6 +117,7 @@ class Task:
   mocap_low: Tuple[float, float, float] | None = None
   mocap_high: Tuple[float, float, float] | None = None
   assets_xml: str = ""
+  touch_geoms: Tuple[str, ...] = ()
 
 
 def default_config() -> Dict[str, Any]:
@@ -128,7 +130,7 @@ def default_config() -> Dict[str, Any]:
       "fixed_rand_vecs": 0,       # 0: a fresh rand_vec per episode; N > 0: N vectors drawn once (50: the
                                   # benchmark's protocol), each reset picks one
       "rand_vec_seed": 0,
-      "impl": "jax",
+      "impl": "auto",             # "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax", "warp"
       "warp_max_envs": None,
   }
 
@@ -247,8 +249,13 @@ class SawyerEnv(MjxEnv):
     self.episode_length = int(cfg["episode_length"])
     self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]), int(cfg["ls_iterations"]))
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
+    # Contacts the reward reads: (left pad, g), (right pad, g) for each of the task's touch geoms.
+    pads = [[mj_model.geom(p).id] for p in ("leftpad_geom", "rightpad_geom")]
+    pairs = [(pad, [mj_model.geom(g).id]) for g in task.touch_geoms for pad in pads]
     super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
-                     warp_max_envs=cfg["warp_max_envs"])
+                     warp_max_envs=cfg["warp_max_envs"], contact_pairs=pairs,
+                     c_fields=("xpos", "xquat", "xmat", "xipos", "site_xpos", "site_xmat", "geom_xpos",
+                               "geom_xmat"))
     m = mj_model
     self.ids = _Ids(m)
     self.mocap_low = np.asarray(task.mocap_low or task.hand_low, np.float32)
@@ -284,6 +291,12 @@ class SawyerEnv(MjxEnv):
     qvel = np.zeros_like(d.qvel)  # start every episode at rest
     return (np.array(d.qpos, np.float32), qvel.astype(np.float32), np.array(d.mocap_pos, np.float32),
             np.array(d.mocap_quat, np.float32), np.array(d.ctrl, np.float32))
+
+  def pad_forces(self, d: mjx.Data, geom: str) -> Tuple[jax.Array, jax.Array]:
+    """The summed normal contact force of the (left pad, right pad) on task touch geom `geom`."""
+    _, force = self.pair_contacts(d)
+    k = self.task.touch_geoms.index(geom)
+    return force[2 * k], force[2 * k + 1]
 
   # -- rand_vec ---------------------------------------------------------------------------------------
 

@@ -147,4 +147,4 @@ TASK = Task(
     hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
     goal_low=(-0.1, 0.8, 0.05), goal_high=(0.1, 0.9, 0.3),
     rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.05), rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.3),
-    place=place, objects=objects, reward=reward, reads=reads, valid=valid)
+    place=place, objects=objects, reward=reward, reads=reads, valid=valid, touch_geoms=("objGeom",))

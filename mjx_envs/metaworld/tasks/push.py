@@ -25,10 +25,10 @@ Reference facts used:
 
 JAX equivalent of a contact check: the reference's `touching_main_object` (a property: the summed normal
 force `efc_force[contact.efc_address]` of the contacts between `leftpad_geom` and `objGeom` is > 0, and
-the same for `rightpad_geom`) is computed by `touching(env, d, geom)` from MJX's contact list and
-`efc_force` (inactive contacts in MJX's fixed-size list carry zero force) and handed to the reward as
-`reads["touching_main_object"]` (1.0 / 0.0). With impl="warp" it is 0 (MJX-Warp exposes no contact list
-here); it enters only the info's grasp_success, never the reward.
+the same for `rightpad_geom`) is computed by `touching(env, d, geom)` from the contact list (MJX's and its
+`efc_force`, where inactive contacts in the fixed-size list carry zero force; under impl="c" C's own, the
+same sum) and handed to the reward as `reads["touching_main_object"]` (1.0 / 0.0). With impl="warp" it is
+0 (MJX-Warp exposes no contact list here); it enters only the info's grasp_success, never the reward.
 
 Deliberate differences:
 - The puck is a BOX of the cylinder's half-sizes (0.02 x 0.02 x 0.02): MJX has no box-cylinder collision
@@ -113,23 +113,9 @@ def scipy_quat_xyzw(mat):
 
 def touching(env, d, geom: str) -> jax.Array:
   """The reference's `touching_object(geom)`: both pads press on `geom` (summed normal force > 0 over
-  their contacts), as 1.0 / 0.0."""
-  if env.impl != "jax":
-    return jnp.zeros((), jnp.float32)
-  m = env.mj_model
-  obj, lp, rp = m.geom(geom).id, m.geom("leftpad_geom").id, m.geom("rightpad_geom").id
-  con = d._impl.contact
-  g = con.geom
-  if g.shape[0] == 0:
-    return jnp.zeros((), jnp.float32)
-  normal = d._impl.efc_force[jnp.clip(con.efc_address, 0, None)]
-  normal = jnp.where(con.efc_address >= 0, normal, 0.0)
-
-  def force(pad):
-    hit = ((g[:, 0] == pad) & (g[:, 1] == obj)) | ((g[:, 1] == pad) & (g[:, 0] == obj))
-    return jnp.sum(jnp.where(hit, normal, 0.0))
-
-  return ((force(lp) > 0) & (force(rp) > 0)).astype(jnp.float32)
+  their contacts), as 1.0 / 0.0. `geom` must be in the task's `touch_geoms`."""
+  left, right = env.pad_forces(d, geom)
+  return ((left > 0) & (right > 0)).astype(jnp.float32)
 
 
 def move(hand, to, p):
@@ -217,4 +203,4 @@ TASK = Task(
     hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
     goal_low=(-0.1, 0.8, 0.01), goal_high=(0.1, 0.9, 0.02),
     rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.01), rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.02),
-    place=place, objects=objects, reward=reward, reads=reads, valid=valid)
+    place=place, objects=objects, reward=reward, reads=reads, valid=valid, touch_geoms=("objGeom",))
