@@ -386,6 +386,16 @@ def count_flops(algo, seed, updates_per_chunk):
   return future
 
 
+IMPL_NAMES = {"c": "C MuJoCo on the host (jax.pure_callback)", "jax": "MJX-JAX", "warp": "MuJoCo Warp"}
+
+
+def physics_impl(env):
+  """The resolved physics implementation of `env` (its members' for a multi-task env), or None."""
+  inner = getattr(env, "tasks", None) or [getattr(env, "world", env)]
+  impls = {getattr(getattr(e, "unwrapped", e), "impl", None) for e in inner}
+  return impls.pop() if len(impls) == 1 else None
+
+
 def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint; with `video`, an
   episode of the final policy to RUN_DIR/video.mp4."""
@@ -413,6 +423,12 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
                      f"agent.num_envs={n_envs} here ({len(jax.devices())} available; on CPU, batches whose "
                      f"solver work exceeds a core's share keep one core free: see agents/sharding.py)")
   cfg = {**cfg, "run": {**cfg["run"], "devices": len(devices)}}  # the count in force, for --resume
+  requested, impl = cfg["env"].get("impl"), physics_impl(env)
+  if impl:
+    why = f"auto on a {jax.default_backend()} backend" if requested == "auto" else "asked for"
+    print(f"[{name}] physics: {IMPL_NAMES.get(impl, impl)} (env.impl={impl}, {why})", flush=True)
+  if impl and requested == "auto":  # config.json records the choice: a resume steps the same physics
+    cfg = {**cfg, "env": {**cfg["env"], "impl": impl}}
   if not resume:
     with open(os.path.join(run_dir, "config.json"), "w") as f:
       json.dump(cfg, f, indent=2)

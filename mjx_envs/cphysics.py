@@ -84,6 +84,18 @@ def default_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+_EXECUTORS: Dict[int, futures.ThreadPoolExecutor] = {}
+_EXECUTORS_LOCK = threading.Lock()
+
+
+def _executor(threads: int) -> futures.ThreadPoolExecutor:
+  """The process's pool of `threads` workers, shared by every backend (envs are many; cores are few)."""
+  with _EXECUTORS_LOCK:
+    if threads not in _EXECUTORS:
+      _EXECUTORS[threads] = futures.ThreadPoolExecutor(threads, thread_name_prefix="cphysics")
+    return _EXECUTORS[threads]
+
+
 @flax.struct.dataclass
 class CImpl:
   """`CData._impl`: the exact C state and what C computed beyond mjx.Data's fields.
@@ -167,7 +179,7 @@ class Backend:
     self._pool: queue.SimpleQueue = queue.SimpleQueue()
     for _ in range(self.threads):
       self._pool.put(_Worker(mj_model))
-    self._executor = futures.ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+    self._executor = _executor(self.threads) if self.threads > 1 else None
     # The template state: mj_resetData's (qpos0, zero velocities, warm start and controls).
     d = mujoco.MjData(mj_model)
     try:
@@ -180,7 +192,6 @@ class Backend:
     mujoco.mj_getState(mj_model, d, self.template, SPEC)
     self._cshape = {f: np.asarray(getattr(d, f)).shape for f in DERIVED}  # C's layout (xmat [n, 9])
     self._shape = dict(self._cshape)  # mjx.Data's (xmat [n, 3, 3]); set by make_data
-    self._lock = threading.Lock()
 
   # -------------------------------------------------------------------------------- JAX side
   def make_data(self, template: mjx.Data) -> CData:
@@ -247,21 +258,22 @@ class Backend:
 
   def rays(self, data: mjx.Data, origins: jax.Array, dirs: jax.Array, geomgroup: Sequence[int],
            bodyexclude: Sequence[int], model_fields: Mapping[str, jax.Array] | None = None):
-    """mj_multiRay per origin on `data`'s geom poses (read after the step: `geom_xpos`, `geom_xmat` must be
-    in the family's c_fields). origins [K, 3], dirs [K, R, 3] (unit), bodyexclude: K ints.
+    """mj_multiRay per origin on `data`'s geom poses (read after the step: `geom_xpos`, `geom_xmat` and
+    `xipos`, which mj_multiRay's body culling reads, must be in the family's c_fields). origins [K, 3],
+    dirs [K, R, 3] (unit), bodyexclude: K ints.
     Returns (dist [K, R] float32, -1 for no hit; geom id [K, R] int32, -1 for no hit)."""
-    if "geom_xpos" not in self.fields or "geom_xmat" not in self.fields:
-      raise ValueError("rays need geom_xpos and geom_xmat in the env's c_fields")
+    if not {"geom_xpos", "geom_xmat", "xipos"} <= set(self.fields):
+      raise ValueError("rays need geom_xpos, geom_xmat and xipos in the env's c_fields")
     k, r = dirs.shape[-3], dirs.shape[-2]
     specs = (jax.ShapeDtypeStruct((k, r), jnp.float32), jax.ShapeDtypeStruct((k, r), jnp.int32))
     group = np.zeros(6, np.uint8)
     group[list(geomgroup)] = 1
     exclude = tuple(int(b) for b in bodyexclude)
 
-    def host(gx, gm, o, dv, mf):
-      return self._host_rays(gx, gm, o, dv, mf, group, exclude)
+    def host(gx, gm, xi, o, dv, mf):
+      return self._host_rays(gx, gm, xi, o, dv, mf, group, exclude)
 
-    return jax.pure_callback(host, specs, data.geom_xpos, data.geom_xmat, origins, dirs,
+    return jax.pure_callback(host, specs, data.geom_xpos, data.geom_xmat, data.xipos, origins, dirs,
                              dict(model_fields or {}), vmap_method="broadcast_all")
 
   # -------------------------------------------------------------------------------- host side
@@ -377,12 +389,13 @@ class Backend:
       out["view_" + f] = out_state[:, s].astype(np.float32).reshape(lead + specs["view_" + f].shape)
     return {k: np.asarray(out[k], specs[k].dtype) for k in specs}
 
-  def _host_rays(self, gx, gm, origins, dirs, mfields, group, exclude):
+  def _host_rays(self, gx, gm, xi, origins, dirs, mfields, group, exclude):
     gx, gm = np.asarray(gx), np.asarray(gm)
     lead = gx.shape[:-2]
     n = int(np.prod(lead, dtype=int))
     gx = gx.reshape(n, -1, 3).astype(np.float64)
     gm = gm.reshape(n, -1, 9).astype(np.float64)
+    xi = np.asarray(xi, np.float64).reshape(n, -1, 3)
     origins = np.asarray(origins, np.float64).reshape((n,) + np.shape(origins)[len(lead):])
     dirs = np.asarray(dirs, np.float64).reshape((n,) + np.shape(dirs)[len(lead):])
     mfields = {k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead):])
@@ -400,6 +413,7 @@ class Backend:
           w.set_fields(mfields, i)
         d.geom_xpos[:] = gx[i]
         d.geom_xmat[:] = gm[i]
+        d.xipos[:] = xi[i]
         for j in range(k):
           mujoco.mj_multiRay(m, d, origins[i, j], dirs[i, j].reshape(-1), group, True, exclude[j],
                              g1, d1, None, r, mujoco.mjMAXVAL)

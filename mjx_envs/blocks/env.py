@@ -142,7 +142,8 @@ class BlocksEnv(GoalEnv):
     pairs = ([([mj_model.geom("finger_l").id], b) for b in blocks]
              + [([mj_model.geom("finger_r").id], b) for b in blocks])
     super().__init__(mj_model, c["n_substeps"], impl=c["impl"], warp_max_envs=c["warp_max_envs"],
-                     c_fields=("xquat", "site_xpos", "site_xmat"), contact_pairs=pairs)
+                     c_fields=("xquat", "site_xpos", "site_xmat", "geom_xpos", "geom_xmat"),
+                     contact_pairs=pairs)
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._obj_qpos = np.array([mj_model.joint(f"object{i}").qposadr[0] for i in range(n)])
     self._obj_qvel = np.array([mj_model.joint(f"object{i}").dofadr[0] for i in range(n)])

@@ -437,7 +437,7 @@ class FetchEnv(GoalEnv):
                          table=cfg["table"])
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
     super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
-                     warp_max_envs=cfg["warp_max_envs"], c_fields=())  # obs read qpos and qvel only
+                     warp_max_envs=cfg["warp_max_envs"], c_fields=("site_xpos",))  # obs: qpos, qvel
 
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._target_mocap = int(mj_model.body("target").mocapid[0])

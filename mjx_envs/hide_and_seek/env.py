@@ -199,8 +199,12 @@ class HideAndSeekEnv(MjxEnv):
     mj_model = mujoco.MjModel.from_xml_string(S.scene_xml(
         self.num_agents, self.n_boxes, self.n_ramps, self.n_walls, c["sim_dt"], c["gravity"],
         c["iterations"], c["ls_iterations"], c["max_contacts"]))
+    # C MuJoCo's midphase culls geom pairs of a multi-geom body (the world: floor and walls) with
+    # bounding boxes compiled from the model's geom poses; the walls move per world (`world_fields`), so
+    # a midphase built from the compiled poses would let agents walk through them. MJX has no midphase.
+    mj_model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
     super().__init__(mj_model, c["n_substeps"], max_qvel=c["max_qvel"], impl=c["impl"],
-                     c_fields=("xpos", "xquat", "xmat", "geom_xpos", "geom_xmat"))
+                     c_fields=("xpos", "xquat", "xmat", "xipos", "geom_xpos", "geom_xmat"))
     m = mj_model
     A, B, R = self.num_agents, self.n_boxes, self.n_ramps
     self.hider_flag = np.arange(A) < self.n_hiders

@@ -4,6 +4,7 @@ import types
 import jax
 import jax.numpy as jnp
 from mujoco import mjx
+import mujoco
 import numpy as np
 import pytest
 
@@ -196,21 +197,34 @@ def test_gripped_flag_comes_from_the_finger_contacts(env, fns, batch):
   np.testing.assert_array_equal(flags[:3], [[1, 0], [1, 0], [0, 0]])
 
 
-def test_mocap_target_moves_in_equal_substeps(env, monkeypatch):
-  """Full +x and then full yaw actions from rest, recording every substep (a callback around `mjx.step`):
-  the mocap target advances in equal increments (0.01 m, 0.04 rad) instead of jumping once per step, and
-  the gripper's peak speed drops from 1.56 m/s (the jump: 1.56, 1.17, 0.88, 0.66, 0.50 m/s over the first
-  step's substeps) to 0.95 m/s; the yaw rate's peak from 7.6 to 4.7 rad/s."""
+@pytest.mark.parametrize("impl", ["c", pytest.param("jax", marks=pytest.mark.slow)])
+def test_mocap_target_moves_in_equal_substeps(env, monkeypatch, impl):
+  """Full +x and then full yaw actions from rest, recording every substep (around `mjx.step` under
+  "jax", around C's `mj_step` under "c"): the mocap target advances in equal increments (0.01 m, 0.04 rad)
+  instead of jumping once per step, and the gripper's peak speed drops from 1.56 m/s (the jump: 1.56, 1.17,
+  0.88, 0.66, 0.50 m/s over the first step's substeps) to 0.95 m/s; the yaw rate's peak from 7.6 to 4.7
+  rad/s."""
   record = []
+  if impl == "jax":
+    env = mjx_envs.make("BlocksPush", num_objects=2, impl="jax")
 
-  def step_and_record(m, d):
-    d = mjx.step(m, d)
-    jax.debug.callback(lambda *x: record.append([np.asarray(v) for v in x]),
-                       d.mocap_pos[0], d.mocap_quat[0], d.qvel, ordered=True)
-    return d
+    def step_and_record(m, d):
+      d = mjx.step(m, d)
+      jax.debug.callback(lambda *x: record.append([np.asarray(v) for v in x]),
+                         d.mocap_pos[0], d.mocap_quat[0], d.qvel, ordered=True)
+      return d
+    patch = (core, "mjx", types.SimpleNamespace(step=step_and_record))
+  else:
+    assert env.impl == "c"
+    from mjx_envs import cphysics  # pylint: disable=import-outside-toplevel
+
+    def mj_step(m, d, *n):
+      mujoco.mj_step(m, d, *n)
+      record.append([d.mocap_pos[0].copy(), d.mocap_quat[0].copy(), d.qvel.copy()])
+    patch = (cphysics, "mujoco", types.SimpleNamespace(**{**vars(mujoco), "mj_step": mj_step}))
 
   state = jax.jit(env.reset)(jax.random.PRNGKey(0))
-  monkeypatch.setattr(core, "mjx", types.SimpleNamespace(step=step_and_record))
+  monkeypatch.setattr(*patch)
   step, g = jax.jit(env.step), env.gripper
   start = np.asarray(state.pipeline_state.mocap_pos[0])
   for a in [[1.0, 0, 0, 0, 0, 0]] * 3 + [[0, 0, 0, 1.0, 0, 0]] * 2:
@@ -265,10 +279,22 @@ def test_pitched_fingers_stay_out_of_the_table(env, fns, batch):
   assert depth.max() < 1e-3, (1e3 * depth).round(2)
 
 
-def test_held_block_does_not_creep_and_a_stack_rests(env, fns, batch):
+# The largest creep allowed per engine. The two engines solve the same pyramidal-cone model differently
+# for the 45-degree grasp (measured 2026-11-25): MJX-JAX under 6 mm (impratio 1: 10.7-11.1 mm); C MuJoCo
+# 4.2 and 7.1 mm (impratio 1: 10.7 and 20.7 mm; impratio 5: under 6 mm). Each bar separates impratio 3
+# from the impratio-1 creep it fixed.
+CREEP_BAR = {"c": 8e-3, "jax": 6e-3}
+
+
+@pytest.mark.parametrize("impl", ["c", pytest.param("jax", marks=pytest.mark.slow)])
+def test_held_block_does_not_creep_and_a_stack_rests(env, fns, batch, impl):
   """Env 0 grasps block 0 axis-aligned, env 1 with a 45-degree yaw, and holds it 0.1 m up for 4 s: it
-  slides down the pads by under 6 mm (impratio 3; impratio 1 let it creep 10.7-11.1 mm). Envs 2-15 hold
-  a two-block tower, untouched for the same 4 s: the top block stays within 2 mm."""
+  slides down the pads by under CREEP_BAR (impratio 3). Envs 2-15 hold a two-block tower, untouched for
+  the same 4 s: the top block stays within 2 mm."""
+  if impl != env.impl:
+    env = mjx_envs.make("BlocksPush", num_objects=2, impl=impl)
+    fns = jax.jit(jax.vmap(env.reset)), jax.jit(jax.vmap(env.step))
+    batch = fns[0](jax.random.split(jax.random.PRNGKey(0), 16))
   state = _lay_out(env, batch)
   qa = [env.mj_model.joint(f"object{i}").qposadr[0] for i in range(2)]
   tower = jnp.array([*GRASP_XY, TABLE_Z + 3 * BLOCK_HALF, 1, 0, 0, 0])
@@ -285,7 +311,7 @@ def test_held_block_does_not_creep_and_a_stack_rests(env, fns, batch):
     gap.append(np.asarray(state.obs["objects"][:, 0, 2] - state.obs["robot"][:, 2]))
   creep = gap[49][:2] - gap[-1][:2]
   print("creep (mm):", (1e3 * creep).round(2))
-  assert np.all(creep < 6e-3), creep
+  assert np.all(creep < CREEP_BAR[impl]), creep
   assert np.all(np.asarray(state.obs["objects"][:2, 0, 2]) > TABLE_Z + 0.08)
   top = np.asarray(state.obs["objects"][2:, 1, :3])
   np.testing.assert_allclose(top, np.tile(tower[:3], (14, 1)), atol=2e-3)
@@ -295,3 +321,14 @@ def test_held_block_does_not_creep_and_a_stack_rests(env, fns, batch):
 def test_impratio_is_validated(value):
   with pytest.raises(mjx_envs.ConfigError, match="impratio"):
     mjx_envs.make("BlocksPush", impratio=value)
+
+
+def test_mjx_jax_agrees_with_the_c_backend():
+  """The default tier's one MJX-JAX compile of the family: impl="jax" and impl="c" from the same resets
+  under the same random actions (2 blocks). Measured 2026-11-25 (4 worlds x 10 steps): every observation
+  entry within 9e-5; the bar is 1e-3."""
+  import impl_parity  # pylint: disable=import-outside-toplevel
+  diffs, diverged = impl_parity.max_diff("BlocksPush", batch=4, steps=10, num_objects=2)
+  assert diverged == 0
+  worst = {k: float(v.max()) for k, v in diffs.items()}
+  assert max(worst.values()) < 1e-3, worst

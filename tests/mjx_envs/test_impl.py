@@ -1,4 +1,5 @@
-"""The `impl` option ("jax" or "warp": MuJoCo Warp through the MJX API) and the physics config keys.
+"""The `impl` option ("auto", the default: "c" on a CPU, "jax" on an accelerator; "c": C MuJoCo; "jax":
+MJX-JAX; "warp": MuJoCo Warp through the MJX API) and the physics config keys.
 
 The Warp comparisons need the optional `[warp]` extra (mujoco-warp, warp-lang: ~150 MB); CI does not
 install it, so there they are skipped. Everything else here builds models only (no compilation).
@@ -15,9 +16,29 @@ WARP = core.warp_available()
 CASES = [("BlocksPush", {"num_objects": 1}), ("FetchPush", {})]
 
 
-@pytest.mark.parametrize("name", ["BlocksPush", "FetchPush", "BlocksSelfPlay"])
-def test_impl_defaults_to_jax(name):
-  assert mjx_envs.default_config(name)["impl"] == "jax"
+@pytest.mark.parametrize("name", ["BlocksPush", "FetchPush", "BlocksSelfPlay", "metaworld/reach-v3", "MT10",
+                                  "HideAndSeekQuadrant"])
+def test_impl_defaults_to_auto_which_is_c_on_a_cpu(name):
+  assert mjx_envs.default_config(name)["impl"] == "auto"
+  assert jax.default_backend() == "cpu"  # this suite's machine
+  env = mjx_envs.make(name)
+  for e in getattr(env, "tasks", None) or [getattr(env, "world", env)]:
+    assert e.impl == "c"
+
+
+def test_auto_is_mjx_on_an_accelerator(monkeypatch):
+  monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+  assert core.resolve_impl("auto") == "jax"
+  assert core.resolve_impl("c") == "c"
+
+
+def test_c_rejects_unknown_fields_and_bad_models():
+  from mjx_envs import cphysics  # pylint: disable=import-outside-toplevel
+  import mujoco  # pylint: disable=import-outside-toplevel
+  m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body><freejoint/><geom size='.1'/></body>"
+                                     "</worldbody></mujoco>")
+  with pytest.raises(ValueError, match="c_fields"):
+    cphysics.Backend(m, 1, fields=("qacc_smooth_typo",))
 
 
 @pytest.mark.parametrize("name,overrides,match", [
@@ -96,7 +117,7 @@ def test_warp_contact_buffer_holds_the_whole_batch():
   batch, steps = 64, 10
   keys = jax.random.split(jax.random.PRNGKey(0), batch)
   z = {}
-  for label, over in (("jax", {}), ("warp", {"impl": "warp", "warp_max_envs": batch}),
+  for label, over in (("jax", {"impl": "jax"}), ("warp", {"impl": "warp", "warp_max_envs": batch}),
                       ("warp_one", {"impl": "warp", "warp_max_envs": 1})):
     env = mjx_envs.make("BlocksPush", **over)
     state = jax.jit(jax.vmap(env.reset))(keys)
