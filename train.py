@@ -413,6 +413,10 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   per_split = n_envs // max(1, getattr(env, "num_tasks", 1))
   devices = sharding.usable_devices(per_split, jax.devices()[:cfg["run"]["devices"] or None], nv, largest)
   cap = getattr(algo, "cpu_max_devices", None)
+  if physics_impl(env) == "c" and not cfg["run"]["devices"]:
+    # C MuJoCo runs on the host for the whole batch (one callback, its own threads): a second host device
+    # would only gather the batch to device 0 and scatter it back every step. --devices N still splits.
+    cap = 1
   if cap and devices[0].platform == "cpu" and len(devices) > cap:
     if cfg["run"]["devices"] > cap:
       raise SystemExit(f"error: run.devices={cfg['run']['devices']}: agent.algo={cfg['agent']['algo']!r} runs on "

@@ -4,11 +4,13 @@ holdout evaluation runs."""
 import json
 
 import numpy as np
+import pytest
 
 import train
 from agents import experiment
 
 
+@pytest.mark.slow  # a training run (issue 26: the default tier fits 30 minutes)
 def test_short_selfplay_run_alice_learns_to_set_valid_goals_and_bob_solves_some(tmp_path):
   cfg = experiment.resolve(train.load_config("asp_blocks_cpu"))
   cfg = experiment.set_dotted(cfg, "agent.total_env_steps=240000")

@@ -108,6 +108,7 @@ def reach_cfg():
   return experiment.set_dotted(cfg, "agent.buffer_size=100000")
 
 
+@pytest.mark.slow  # a training run (issue 26: the default tier fits 30 minutes)
 def test_ddpg_her_solves_fetch_reach_and_resumes_exactly(reach_cfg, tmp_path):
   full_dir, half_dir = tmp_path / "full", tmp_path / "half"
   ts, row = train.run(reach_cfg, "ddpg", str(full_dir), progress=False)

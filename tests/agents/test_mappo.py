@@ -104,6 +104,7 @@ def _rows(run_dir):
   return [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
 
 
+@pytest.mark.slow  # a training run (issue 26: the default tier fits 30 minutes)
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess
 def test_train_py_runs_logs_emergence_and_resumes_exactly(setup, tmp_path):
   cfg, _, algo, ts0 = setup

@@ -104,6 +104,7 @@ def test_bad_run_directories_are_refused(tmp_path):
   assert not (tmp_path / "checkpoints").exists()
 
 
+@pytest.mark.slow  # a training run (issue 26: the default tier fits 30 minutes)
 def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
   import train  # pylint: disable=import-outside-toplevel
   from agents import experiment  # pylint: disable=import-outside-toplevel

@@ -125,6 +125,7 @@ def _random_policy_success(env, num_envs=64):
   return float(run(jax.random.PRNGKey(5))["eval/success_rate"])
 
 
+@pytest.mark.slow  # a training run (issue 26: the default tier fits 30 minutes)
 def test_sac_her_learns_fetch_reach_well_above_a_random_policy(reach_run):
   cfg, _, row, run_dir = reach_run
   assert row["env_steps"] == 10_000

@@ -218,6 +218,7 @@ def _build(env, **kw):
   return algo, algo.init(jax.random.PRNGKey(0))
 
 
+@pytest.mark.slow  # a training run (issue 26: the default tier fits 30 minutes)
 def test_ablation_flags_change_what_bob_learns_from(small_env):
   no = jnp.zeros((2,), bool)
   opp = (no, no, jnp.zeros((2,), jnp.int32), jnp.zeros((2,), jnp.int32))

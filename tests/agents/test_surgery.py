@@ -426,6 +426,7 @@ def _asp_state(key, hidden, lstm, robot, feats, trained=True, pool_size=3):
   return selfplay.TrainState(agents, pool, key, jnp.asarray(9 if trained else 0, jnp.int32)), (net_p, net_v)
 
 
+@pytest.mark.slow  # a training run (issue 26: the default tier fits 30 minutes)
 def test_migrate_selfplay():
   """Alice and Bob: hidden widened, an LSTM added, a robot feature appended for both (steps_left-like) and
   a per-object feature inserted for Bob only; the agents and every pool snapshot keep their outputs."""
