@@ -126,3 +126,26 @@ def test_c_backend_equals_plain_c_rollout(name, overrides, interp):
 def _copy(m):
   import copy  # pylint: disable=import-outside-toplevel
   return copy.copy(m)
+
+
+def test_a_diverged_c_state_ends_the_episode_and_writes_merge_by_entry():
+  """C MuJoCo resets a world whose state is not finite, with a warning instead of NaN: the step reports
+  `info['diverged']` (the auto-reset wrapper then draws a fresh episode). An env's float32 write reaches
+  the exact state entry by entry: entries it did not touch keep their float64 values."""
+  env = mjx_envs.make("FetchPush", impl="c")
+  state = jax.jit(env.reset)(jax.random.PRNGKey(0))
+  step = jax.jit(env.step)
+  exact = np.asarray(state.pipeline_state._impl.state).view(np.float64)
+  qpos = env.cphysics.slices["qpos"]
+  d = state.pipeline_state
+  moved = state.replace(pipeline_state=d.replace(qpos=d.qpos.at[0].add(0.01)))
+  merged = env.cphysics.merge(exact[None], {f: np.asarray(getattr(moved.pipeline_state, f))[None]
+                                             for f in env.cphysics.slices})[0]
+  changed = np.nonzero(merged != exact)[0]
+  assert changed.tolist() == [qpos.start], changed          # only the entry written
+  ok = step(moved, jnp.zeros(4))
+  assert float(ok.info["diverged"]) == 0
+  poisoned = state.replace(pipeline_state=d.replace(qvel=d.qvel.at[3].set(jnp.nan)))
+  bad = step(poisoned, jnp.zeros(4))
+  assert float(bad.info["diverged"]) == 1 and float(bad.pipeline_state._impl.warned) == 1
+  assert np.all(np.isfinite(np.asarray(bad.obs["observation"])))
