@@ -36,10 +36,23 @@ Divergence: C MuJoCo resets a world whose accelerations blow up and raises a war
 and friends) instead of returning NaN; such a step sets `CImpl.warned`, which `MjxEnv.diverged` reads, so
 the episode ends with `info['diverged']` as under MJX.
 
-Threads: worlds are split into one contiguous chunk per worker (`threads`, default: the CPU count);
-each worker owns an `MjData` and a copy of the `MjModel` (for per-world model fields). `mj_step`
-releases the GIL, so the larger models scale with threads; the per-world Python calls do not. Calls from
-several host devices at once take distinct workers.
+Agreement with MJX-JAX (the same model stepped by two engines; tests in each family's test file, 4 worlds
+of random actions, measured 2026-11-25): Fetch within 5e-6 over 10 control steps, the block world 9e-5,
+Meta-World drawer-open 1.2e-6; hide-and-seek: equal lidar and vision at the reset, then agents within
+0.007 and boxes within 0.02 over 3 steps (a box placed at rest height settles differently). Where the two
+engines' answers differ physically it is C MuJoCo's that is the reference; known: a block held at a
+45-degree grasp creeps 7.1 mm over 4 s in C against under 6 mm in MJX (tests/mjx_envs/test_blocks.py).
+
+What the backend does not do (yet): a multi-task set (MT10) calls it once per task's batch, all in one
+compiled program (ten callbacks a step, not one); on a machine with several host devices the callback
+takes the whole batch on device 0 (train.py therefore runs C physics on one host device); the per-world
+Python calls cap a process near the per-core rate of a Python loop (an XLA FFI handler would lift it).
+
+Threads: a batch of at least 2 x MIN_WORLDS_PER_THREAD worlds is split into one contiguous chunk per
+worker (`threads`, default: the CPU count; the first chunk runs in the calling thread, smaller batches
+run there whole); each worker owns an `MjData` and a copy of the `MjModel` (for per-world model fields).
+`mj_step` releases the GIL, so the larger models scale with threads; the per-world Python calls do not.
+Calls from several host devices at once take distinct workers.
 """
 
 from __future__ import annotations

@@ -47,6 +47,12 @@ after the preparation phase with every hider hidden, / steps after it so far), h
 seeker_reward (the step's team rewards), bad_action (1 when the step's action had NaN or out-of-range
 entries: they are sanitised), out_of_area.
 
+Physics: `impl` "auto" (C MuJoCo on a CPU, MJX-JAX on an accelerator), "c" or "jax". The per-world model
+fields (`world_fields`: walls, box sizes with their bounding radii and boxes, inertias, joint ranges, weld
+frames) go into the MJX model under "jax" and into the C backend's model copy under "c"; lidar and sight
+are `mjx.ray` under "jax" and C's `mj_multiRay` on the same poses under "c" (equal at a reset). Under "c"
+the model's midphase is off: C MuJoCo builds it from the compiled wall poses, which the layouts move.
+
 Deliberate differences from the reference, and why:
 - Play area: the package's 6 m floor; the outer walls are planes (cheap in MJX; the reference's are 4 m
   high boxes nothing climbs).
