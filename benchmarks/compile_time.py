@@ -65,7 +65,9 @@ def measure(config: str, sets=(), parts=("init", "train", "eval")):
   env, algo = experiment.build(cfg)
   build_s = time.perf_counter() - t0
   c, rc = algo.config, cfg["run"]
-  mesh = sharding.data_mesh(c.num_envs)
+  # As train.py: C physics runs on one host device (its callback takes the whole batch on device 0).
+  mesh = sharding.data_mesh(c.num_envs, jax.devices()[:1]) if train.physics_impl(env) == "c" else \
+      sharding.data_mesh(c.num_envs)
   key = jax.random.PRNGKey(0)
   rows = [{"function": "build", "total_s": round(build_s, 2)}]
   row, init_c = time_function("init", algo.init, key,
