@@ -417,6 +417,10 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     # C MuJoCo runs on the host for the whole batch (one callback, its own threads): a second host device
     # would only gather the batch to device 0 and scatter it back every step. --devices N still splits.
     cap = 1
+  elif physics_impl(env) == "c" and cfg["run"]["devices"] > 1:
+    print(f"[{name}] warning: C physics on {cfg['run']['devices']} host devices takes each batch on device 0 "
+          "and gains nothing; one benchmark run of this kind deadlocked in XLA's cross-device all-reduce "
+          "(BENCHMARKS.md, issue 26). Leave --devices out to run it on one.", flush=True)
   if cap and devices[0].platform == "cpu" and len(devices) > cap:
     if cfg["run"]["devices"] > cap:
       raise SystemExit(f"error: run.devices={cfg['run']['devices']}: agent.algo={cfg['agent']['algo']!r} runs on "

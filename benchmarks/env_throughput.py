@@ -250,6 +250,10 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
               max_seconds: float = 10.0, devices=None) -> dict:
   """Compiles, warms up and times `num_steps` control steps of `batch` envs (see the module docstring),
   split over `devices` (default: one device). The result includes `xla_stats` of the compiled scan."""
+  if devices is not None and getattr(env, "impl", None) == "c":
+    # As train.py: C physics takes the whole batch on device 0 (a second host device only shuttles it,
+    # and at drawer-open batch 1,024 one such run deadlocked in XLA's cross-device all-reduce).
+    devices = None
   if devices is not None:
     from agents import sharding  # pylint: disable=import-outside-toplevel
     devices = sharding.usable_devices(batch, devices, nv=env.mj_model.nv)
