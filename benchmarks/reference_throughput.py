@@ -147,6 +147,20 @@ def _common(package: str, mujoco_version: str) -> dict:
 
 
 # --------------------------------------------------------------------------- fetch
+def _bench_vector(venv, seed, rng, args, record) -> None:
+    """Times `venv.step` on random actions (`record`: the JSON line's fields), then closes `venv`."""
+    n = venv.num_envs
+    venv.reset(seed=seed)
+    vacts = _actions(rng, venv.action_space.shape)
+
+    def step_vec(i):
+        venv.step(vacts[i % N_ACTION_BLOCK])
+
+    iters = max(1, args.steps // n)
+    _emit(record, _run_reps(step_vec, iters, n, args.reps, max(1, args.warmup // n)))
+    venv.close()
+
+
 def bench_fetch(args) -> None:
     import gymnasium as gym
     import gymnasium_robotics
@@ -184,22 +198,11 @@ def bench_fetch(args) -> None:
         try:
             venv = cls([lambda: gym.make(env_id) for _ in range(n)],
                        autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
-            venv.reset(seed=0)
-            vacts = _actions(rng, venv.action_space.shape)
-
-            def step_vec(i, venv=venv, vacts=vacts):
-                venv.step(vacts[i % N_ACTION_BLOCK])
-
-            iters = max(1, args.steps // n)
-            rates = _run_reps(step_vec, iters, n, args.reps, max(1, args.warmup // n))
-            _emit(
-                {**common, "env": env_id, "mode": name, "num_envs": n,
-                 "threads": 1 if name == "SyncVectorEnv" else n,
-                 "workers": 0 if name == "SyncVectorEnv" else n,
-                 "substeps_per_env_step": substeps},
-                rates,
-            )
-            venv.close()
+            _bench_vector(venv, 0, rng, args,
+                          {**common, "env": env_id, "mode": name, "num_envs": n,
+                           "threads": 1 if name == "SyncVectorEnv" else n,
+                           "workers": 0 if name == "SyncVectorEnv" else n,
+                           "substeps_per_env_step": substeps})
         except Exception as e:  # report, keep going
             print(json.dumps({**common, "env": env_id, "mode": name, "error": repr(e)}), flush=True)
 
@@ -218,22 +221,11 @@ def bench_metaworld(args) -> None:
     for strategy in ("sync", "async"):
         try:
             venv = gym.make_vec("Meta-World/MT10", vector_strategy=strategy, seed=42)
-            venv.reset(seed=42)
             n = venv.num_envs
-            vacts = _actions(rng, venv.action_space.shape)
-
-            def step_vec(i, venv=venv, vacts=vacts):
-                venv.step(vacts[i % N_ACTION_BLOCK])
-
-            iters = max(1, args.steps // n)
-            rates = _run_reps(step_vec, iters, n, args.reps, max(1, args.warmup // n))
-            _emit(
-                {**common, "env": "Meta-World/MT10", "mode": f"make_vec-{strategy}",
-                 "num_envs": n, "threads": 1 if strategy == "sync" else n,
-                 "workers": 0 if strategy == "sync" else n, "substeps_per_env_step": 5},
-                rates,
-            )
-            venv.close()
+            _bench_vector(venv, 42, rng, args,
+                          {**common, "env": "Meta-World/MT10", "mode": f"make_vec-{strategy}",
+                           "num_envs": n, "threads": 1 if strategy == "sync" else n,
+                           "workers": 0 if strategy == "sync" else n, "substeps_per_env_step": 5})
         except Exception as e:
             print(json.dumps({**common, "env": "Meta-World/MT10", "mode": f"make_vec-{strategy}",
                               "error": repr(e)}), flush=True)
