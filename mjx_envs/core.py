@@ -193,7 +193,10 @@ class MjxEnv(Env):
     impl = resolve_impl(impl)
     self.mj_model = mj_model
     self.impl = impl
-    self.contact_pairs = tuple((np.asarray(a, int), np.asarray(b, int)) for a, b in contact_pairs)
+    # Per contact pair, whether each geom id is in group a / b; one extra False entry: what an unused MJX
+    # contact slot's geom id -1 reads.
+    ids = np.arange(mj_model.ngeom + 1)
+    self.contact_pairs = tuple((np.isin(ids, a), np.isin(ids, b)) for a, b in contact_pairs)
     mjx_impl = "jax" if impl == "c" else impl
     self.mjx_model = mjx.put_model(mj_model, impl=mjx_impl)
     # The zero state, built once on the host: MJX-Warp's make_data takes only an MjModel and is not
@@ -326,9 +329,8 @@ class MjxEnv(Env):
     force = data._impl.efc_force[jnp.clip(con.efc_address, 0, None)]  # pylint: disable=protected-access
     force = jnp.where(con.efc_address >= 0, force, 0.0)
     dists, forces = [], []
-    for a, b in self.contact_pairs:  # one extra False entry: what an unused slot's geom id -1 reads
-      in_a = jnp.asarray(np.isin(np.arange(self.mj_model.ngeom + 1), a))
-      in_b = jnp.asarray(np.isin(np.arange(self.mj_model.ngeom + 1), b))
+    for a, b in self.contact_pairs:
+      in_a, in_b = jnp.asarray(a), jnp.asarray(b)
       hit = (in_a[g[:, 0]] & in_b[g[:, 1]]) | (in_a[g[:, 1]] & in_b[g[:, 0]])
       dists.append(jnp.min(jnp.where(hit, con.dist, 1e6)))
       forces.append(jnp.sum(jnp.where(hit, force, 0.0)))

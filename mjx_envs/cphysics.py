@@ -57,6 +57,7 @@ Calls from several host devices at once take distinct workers.
 
 from __future__ import annotations
 
+import copy
 import os
 import queue
 import threading
@@ -146,7 +147,7 @@ class _Worker:
 
   def __init__(self, m: mujoco.MjModel):
     self.pristine = m
-    self.m = _copy_model(m)
+    self.m = copy.copy(m)
     self.d = mujoco.MjData(self.m)
     self.dirty: set = set()
 
@@ -154,20 +155,19 @@ class _Worker:
     for name in self.dirty - set(fields):  # a field an earlier call overrode and this one does not
       getattr(self.m, name)[...] = getattr(self.pristine, name)
     self.dirty = set(fields)
+    if any(name.startswith("geom_") for name in fields):
+      # C's midphase culls the geom pairs of a multi-geom body with boxes compiled from the model's geom
+      # poses and sizes; per-world geoms (hide-and-seek's walls) would slip through it. MJX has none.
+      self.m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
     for name, value in fields.items():
       getattr(self.m, name)[...] = value[i].reshape(getattr(self.m, name).shape)
-
-
-def _copy_model(m: mujoco.MjModel) -> mujoco.MjModel:
-  import copy  # pylint: disable=import-outside-toplevel
-  return copy.copy(m)
 
 
 class Backend:
   """C MuJoCo for one model: the host functions behind `step`, `forward` and `rays` (see module doc)."""
 
   def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, fields: Sequence[str] = DEFAULT_FIELDS,
-               contact_pairs: Sequence[Tuple[Sequence[int], Sequence[int]]] = (),
+               pair_masks: Sequence[Tuple[np.ndarray, np.ndarray]] = (),
                threads: int | None = None, name: str = "env"):
     unknown = sorted(set(fields) - set(DERIVED))
     if unknown:
@@ -187,9 +187,7 @@ class Backend:
       start += size
     assert start == self.nstate, (start, self.nstate)
     self._bad = np.array([int(getattr(mujoco.mjtWarning, w)) for w in _BAD])
-    # Contact pairs: geom -> group bit masks, pairs as (mask_a, mask_b).
-    self.pairs = [(np.isin(np.arange(mj_model.ngeom), a), np.isin(np.arange(mj_model.ngeom), b))
-                  for a, b in contact_pairs]
+    self.pairs = list(pair_masks)  # (in group a [ngeom (+1)], in group b) per contact pair, by geom id
     self._pool: queue.SimpleQueue = queue.SimpleQueue()
     for _ in range(self.threads):
       self._pool.put(_Worker(mj_model))
@@ -218,19 +216,6 @@ class Backend:
                  pair_dist=jnp.full((p,), 1e6, jnp.float32), pair_force=jnp.zeros((p,), jnp.float32))
     return CData(**kw, _impl=impl)
 
-  def _inputs(self, data: mjx.Data):
-    return {f: getattr(data, f) for f in self.slices}
-
-  def _out_specs(self):
-    m = self.m
-    specs = {"state": jax.ShapeDtypeStruct((2 * self.nstate,), jnp.uint32),
-             "warned": jax.ShapeDtypeStruct((), jnp.float32),
-             "pair_dist": jax.ShapeDtypeStruct((len(self.pairs),), jnp.float32),
-             "pair_force": jax.ShapeDtypeStruct((len(self.pairs),), jnp.float32)}
-    for f in self.fields:
-      specs[f] = jax.ShapeDtypeStruct(self._shape[f], jnp.float32)
-    del m
-    return specs
 
   def _finish(self, data: mjx.Data, out) -> CData:
     """The CData of the host's outputs: exact state, its float32 views, derived fields."""
@@ -243,11 +228,16 @@ class Backend:
 
   def _call(self, mode: str, data: mjx.Data, extra: Mapping[str, jax.Array], model_fields,
             interpolate: Tuple[bool, bool]):
-    specs = self._out_specs()
-    for f in self.slices:
-      specs["view_" + f] = jax.ShapeDtypeStruct(jnp.shape(getattr(data, f)), jnp.float32)
-    model_fields = dict(model_fields or {})
-    args = (data._impl.state, self._inputs(data), dict(extra), model_fields)  # pylint: disable=protected-access
+    p = len(self.pairs)
+    specs = {"state": jax.ShapeDtypeStruct((2 * self.nstate,), jnp.uint32),
+             "warned": jax.ShapeDtypeStruct((), jnp.float32),
+             "pair_dist": jax.ShapeDtypeStruct((p,), jnp.float32),
+             "pair_force": jax.ShapeDtypeStruct((p,), jnp.float32),
+             **{f: jax.ShapeDtypeStruct(self._shape[f], jnp.float32) for f in self.fields},
+             **{"view_" + f: jax.ShapeDtypeStruct(jnp.shape(getattr(data, f)), jnp.float32)
+                for f in self.slices}}
+    inputs = {f: getattr(data, f) for f in self.slices}
+    args = (data._impl.state, inputs, dict(extra), dict(model_fields or {}))  # pylint: disable=protected-access
 
     def host(state, inputs, extra, mfields):
       return self._host(mode, state, inputs, extra, mfields, interpolate, specs)

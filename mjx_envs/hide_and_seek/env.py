@@ -51,7 +51,7 @@ Physics: `impl` "auto" (C MuJoCo on a CPU, MJX-JAX on an accelerator), "c" or "j
 fields (`world_fields`: walls, box sizes with their bounding radii and boxes, inertias, joint ranges, weld
 frames) go into the MJX model under "jax" and into the C backend's model copy under "c"; lidar and sight
 are `mjx.ray` under "jax" and C's `mj_multiRay` on the same poses under "c" (equal at a reset). Under "c"
-the model's midphase is off: C MuJoCo builds it from the compiled wall poses, which the layouts move.
+the backend turns C's midphase off for models with per-world geoms (it is built from the compiled poses).
 
 Deliberate differences from the reference, and why:
 - Play area: the package's 6 m floor; the outer walls are planes (cheap in MJX; the reference's are 4 m
@@ -205,10 +205,6 @@ class HideAndSeekEnv(MjxEnv):
     mj_model = mujoco.MjModel.from_xml_string(S.scene_xml(
         self.num_agents, self.n_boxes, self.n_ramps, self.n_walls, c["sim_dt"], c["gravity"],
         c["iterations"], c["ls_iterations"], c["max_contacts"]))
-    # C MuJoCo's midphase culls geom pairs of a multi-geom body (the world: floor and walls) with
-    # bounding boxes compiled from the model's geom poses; the walls move per world (`world_fields`), so
-    # a midphase built from the compiled poses would let agents walk through them. MJX has no midphase.
-    mj_model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
     super().__init__(mj_model, c["n_substeps"], max_qvel=c["max_qvel"], impl=c["impl"],
                      c_fields=("xpos", "xquat", "xmat", "xipos", "geom_xpos", "geom_xmat"))
     m = mj_model

@@ -74,6 +74,8 @@ def _replay(m, nsub, s0, nexts, fields, interp):
     mujoco.mj_setState(m, nxt, s, SPEC)
     for name, value in (fields[k] or {}).items():
       getattr(m, name)[...] = value.reshape(getattr(m, name).shape)
+      if name.startswith("geom_"):  # per-world geoms: no midphase (its boxes are the compiled poses)
+        m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
     d.ctrl[:], d.eq_active[:] = nxt.ctrl, nxt.eq_active
     d.qfrc_applied[:], d.xfrc_applied[:] = nxt.qfrc_applied, nxt.xfrc_applied
     if not interp:
