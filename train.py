@@ -31,11 +31,11 @@ import mjx_envs  # noqa: F401  first: guards against the XLA:CPU scan stall befo
 from mjx_envs import _cpu  # noqa: F401
 
 import jax
-import numpy as np
 
 from agents import experiment
-from agents.checkpoint import Checkpointer
-from agents import flops, sharding, surgery
+from agents.common import sharding
+from agents.common.checkpoint import Checkpointer
+from agents.league import flops, surgery
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 CONFIG_DIR = os.path.join(ROOT, "configs")
@@ -48,14 +48,40 @@ def list_configs():
   return sorted(f[:-3] for f in os.listdir(CONFIG_DIR) if f.endswith(".py") and not f.startswith("_"))
 
 
-def load_config(name: str):
+def _config_module(name: str):
   path = os.path.join(CONFIG_DIR, f"{name}.py")
   if not os.path.exists(path):
     raise SystemExit(f"error: unknown config {name!r}; available: {', '.join(list_configs())}")
   spec = importlib.util.spec_from_file_location(f"configs.{name}", path)
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
-  return module.get_config()
+  return module
+
+
+def load_config(name: str):
+  """The raw config dict of configs/<name>.py (its get_config())."""
+  return _config_module(name).get_config()
+
+
+def describe_configs():
+  """[(name, what it trains: its docstring's first line, its measured figure: its MEASURED string)] for every
+  config; None where a config lacks one."""
+  rows = []
+  for name in list_configs():
+    module = _config_module(name)
+    doc = (module.__doc__ or "").strip().splitlines()
+    rows.append((name, doc[0] if doc else None, getattr(module, "MEASURED", None)))
+  return rows
+
+
+def print_config_list():
+  """`--list`: each config, what it trains and its measured figure and time, the default marked."""
+  rows = describe_configs()
+  width = max(len(n) for n, _, _ in rows) + 2
+  for name, what, measured in rows:
+    mark = " (default)" if name == DEFAULT_CONFIG else ""
+    print(f"{name:<{width}}{what or '(no description)'}{mark}")
+    print(f"{'':<{width}}  measured: {measured or 'not yet measured'}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,24 +94,41 @@ class _Parser(argparse.ArgumentParser):
 def parse_args(argv=None):
   p = _Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   p.add_argument("--config", default=DEFAULT_CONFIG, help="a file in configs/ (without .py)")
-  p.add_argument("--list", action="store_true", help="list the configs and exit")
-  p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                 help="override a config value; repeatable")
+  p.add_argument(
+    "--list", action="store_true", help="list the configs (what each trains, its measured figure) and exit"
+  )
+  p.add_argument(
+    "--set",
+    action="append",
+    default=[],
+    metavar="SECTION.KEY=VALUE",
+    help="override a config value; repeatable",
+  )
   p.add_argument("--steps", type=float, help="total env steps (agent.total_env_steps)")
   p.add_argument("--num-envs", type=int, help="parallel training envs (agent.num_envs)")
   p.add_argument("--seed", type=int, help="run.seed")
   p.add_argument("--out", help="run directory (default runs/<config>-<time>)")
   p.add_argument("--resume", metavar="DIR", help="continue the run in DIR from its latest checkpoint")
   p.add_argument("--no-progress", action="store_true", help="plain log lines instead of a progress bar")
-  p.add_argument("--video", action="store_true",
-                 help="after training, render one deterministic episode to RUN_DIR/video.mp4 (self-play: "
-                      "Bob on the first holdout task); with --resume of a finished run, just the video")
-  p.add_argument("--devices", type=int, metavar="N",
-                 help="CPU only: split the env batch over N host devices (run.devices; default 0: one per "
-                      "core, the largest count that divides agent.num_envs; 1 turns it off). The count is "
-                      "part of the seed: the same count reproduces a run exactly")
-  p.add_argument("--distributed", action="store_true",
-                 help="call jax.distributed.initialize() first (multi-host; same code path)")
+  p.add_argument(
+    "--video",
+    action="store_true",
+    help="after training, render one deterministic episode to RUN_DIR/video.mp4 (self-play: "
+    "Bob on the first holdout task); with --resume of a finished run, just the video",
+  )
+  p.add_argument(
+    "--devices",
+    type=int,
+    metavar="N",
+    help="CPU only: split the env batch over N host devices (run.devices; default 0: one per "
+    "core, the largest count that divides agent.num_envs; 1 turns it off). The count is "
+    "part of the seed: the same count reproduces a run exactly",
+  )
+  p.add_argument(
+    "--distributed",
+    action="store_true",
+    help="call jax.distributed.initialize() first (multi-host; same code path)",
+  )
   return p.parse_args(argv)
 
 
@@ -102,9 +145,12 @@ def make_config(args):
   sets = list(args.set)
   flags = {}  # key -> the option that set it, for the error message
   # The flags go through the same checks as --set; repr keeps --steps 2.5 a float, refused, not truncated.
-  for flag, key, value in (("--steps", "agent.total_env_steps", args.steps),
-                           ("--num-envs", "agent.num_envs", args.num_envs), ("--seed", "run.seed", args.seed),
-                           ("--devices", "run.devices", args.devices)):
+  for flag, key, value in (
+    ("--steps", "agent.total_env_steps", args.steps),
+    ("--num-envs", "agent.num_envs", args.num_envs),
+    ("--seed", "run.seed", args.seed),
+    ("--devices", "run.devices", args.devices),
+  ):
     if value is not None:
       sets.append(f"{key}={value!r}")
       flags[key] = f"{flag} {value:g}: "
@@ -127,12 +173,16 @@ def _or_exit(prefix, fn, *args):
 
 def _read_run_config(run_dir):
   if not os.path.isdir(run_dir):
-    raise SystemExit(f"error: --resume {run_dir}: no such directory; --resume takes a run directory that "
-                     f"train.py wrote (runs/<config>-<time>)")
+    raise SystemExit(
+      f"error: --resume {run_dir}: no such directory; --resume takes a run directory that "
+      f"train.py wrote (runs/<config>-<time>)"
+    )
   path = os.path.join(run_dir, "config.json")
   if not os.path.isfile(path):
-    raise SystemExit(f"error: --resume {run_dir}: no config.json in it, so it is not a run directory that "
-                     f"train.py wrote (runs/<config>-<time>)")
+    raise SystemExit(
+      f"error: --resume {run_dir}: no config.json in it, so it is not a run directory that "
+      f"train.py wrote (runs/<config>-<time>)"
+    )
   try:
     with open(path) as f:
       return json.load(f)
@@ -141,8 +191,9 @@ def _read_run_config(run_dir):
 
 
 def enable_compilation_cache(path: str | None = None):
-  path = path or os.environ.get("MJX_COMPILATION_CACHE",
-                                os.path.join(os.path.expanduser("~"), ".cache", "mjx_goal_rl"))
+  path = path or os.environ.get(
+    "MJX_COMPILATION_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "mjx_goal_rl")
+  )
   jax.config.update("jax_compilation_cache_dir", path)
   jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
   jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
@@ -154,13 +205,21 @@ class Logger:
   def __init__(self, run_dir, total_steps, start_steps, progress=True, headline=HEADLINE):
     self.headline = headline
     from tensorboardX import SummaryWriter  # pylint: disable=import-outside-toplevel
+
     self.path = os.path.join(run_dir, "metrics.jsonl")
     self.tb = SummaryWriter(os.path.join(run_dir, "tb"))
     self.bar = None
     if progress:
       from tqdm import tqdm  # pylint: disable=import-outside-toplevel
-      self.bar = tqdm(total=total_steps, initial=start_steps, unit="step", unit_scale=True,
-                      dynamic_ncols=True, smoothing=0.3)
+
+      self.bar = tqdm(
+        total=total_steps,
+        initial=start_steps,
+        unit="step",
+        unit_scale=True,
+        dynamic_ncols=True,
+        smoothing=0.3,
+      )
 
   def log(self, row):
     with open(self.path, "a") as f:
@@ -170,7 +229,8 @@ class Logger:
         self.tb.add_scalar(k, v, row["env_steps"])
     self.tb.flush()
     short = f"sps={row['train/sps']:.0f} " + " ".join(
-        f"{label.replace(' ', '_')}={row[key]:.2f}" for key, label in self.headline)
+      f"{label.replace(' ', '_')}={row[key]:.2f}" for key, label in self.headline
+    )
     if self.bar is not None:
       self.bar.update(row["env_steps"] - self.bar.n)
       self.bar.set_postfix_str(short)
@@ -190,14 +250,18 @@ def plot_curve(run_dir, headline=HEADLINE):
   """learning_curve.png from metrics.jsonl: the two headline metrics against env steps."""
   # A bare Figure: no pyplot, so the caller's backend (a notebook's inline one) is left alone.
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = [r["env_steps"] for r in rows]
   fig = Figure(figsize=(10, 3.5))
   axes = fig.subplots(1, 2)
   for ax, (key, label) in zip(axes, headline):
     ax.plot(steps, [r[key] for r in rows])
-    ax.set(xlabel="env steps", ylabel="eval " + label,
-           **({"ylim": (-0.02, 1.02)} if key == "eval/success_rate" else {}))
+    ax.set(
+      xlabel="env steps",
+      ylabel="eval " + label,
+      **({"ylim": (-0.02, 1.02)} if key == "eval/success_rate" else {}),
+    )
   fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
   fig.tight_layout()
   fig.savefig(os.path.join(run_dir, "learning_curve.png"), dpi=100)
@@ -208,6 +272,7 @@ def plot_selfplay(run_dir):
   index, the ABC demonstration fraction, Bob's holdout success per task and the range of the opponent
   pools' quality scores, against env steps."""
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = [r["env_steps"] for r in rows]
   col = lambda k: [r.get(k, float("nan")) for r in rows]
@@ -215,8 +280,9 @@ def plot_selfplay(run_dir):
   axes = fig.subplots(1, 5)
   axes[0].plot(steps, col("alice/valid_goal_rate"))
   axes[0].set(xlabel="env steps", ylabel="Alice valid-goal rate", ylim=(-0.02, 1.02))
-  goals = sorted({k for r in rows for k in r if k.startswith("bob/success_goal_")},
-                 key=lambda k: int(k.rsplit("_", 1)[1]))
+  goals = sorted(
+    {k for r in rows for k in r if k.startswith("bob/success_goal_")}, key=lambda k: int(k.rsplit("_", 1)[1])
+  )
   for k in goals:
     axes[1].plot(steps, col(k), label=f"goal {k.rsplit('_', 1)[1]}")
   axes[1].set(xlabel="env steps", ylabel="Bob success", ylim=(-0.02, 1.02))
@@ -230,8 +296,14 @@ def plot_selfplay(run_dir):
   axes[3].legend(fontsize=7)
   for agent, color in (("alice", "C1"), ("bob", "C0")):  # the opponent pool's quality scores, min to max
     if f"pool/{agent}/q_min" in rows[-1]:
-      axes[4].fill_between(steps, col(f"pool/{agent}/q_min"), col(f"pool/{agent}/q_max"), color=color, alpha=0.4,
-                           label=f"past {agent}s")
+      axes[4].fill_between(
+        steps,
+        col(f"pool/{agent}/q_min"),
+        col(f"pool/{agent}/q_max"),
+        color=color,
+        alpha=0.4,
+        label=f"past {agent}s",
+      )
   axes[4].set(xlabel="env steps", ylabel="pool quality q (min-max)")
   axes[4].legend(fontsize=7)
   fig.suptitle(os.path.basename(os.path.normpath(run_dir)) + ": self-play")
@@ -245,9 +317,10 @@ def plot_emergence(run_dir):
   end of the preparation phase and of the episode, against env steps (training episodes, solid;
   evaluation episodes, dotted)."""
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = [r["env_steps"] for r in rows]
-  col = lambda k: [r.get(k, float("nan")) for r in rows]  # noqa: E731
+  col = lambda k: [r.get(k, float("nan")) for r in rows]
   fig = Figure(figsize=(17.5, 3.5))
   axes = fig.subplots(1, 5)
   for team, color in (("hider", "C0"), ("seeker", "C3")):
@@ -256,8 +329,12 @@ def plot_emergence(run_dir):
   axes[0].axhline(0.0, color="0.7", lw=0.8)
   axes[0].set(xlabel="env steps", ylabel="episode reward per agent")
   axes[0].legend(fontsize=7)
-  panels = (("max_box_move", "max box movement (m)"), ("max_ramp_move", "max ramp movement (m)"),
-            ("num_box_lock", "boxes locked"), ("num_ramp_lock", "ramps locked"))
+  panels = (
+    ("max_box_move", "max box movement (m)"),
+    ("max_ramp_move", "max ramp movement (m)"),
+    ("num_box_lock", "boxes locked"),
+    ("num_ramp_lock", "ramps locked"),
+  )
   for ax, (k, label) in zip(axes[1:], panels):
     ax.plot(steps, col(f"train/{k}_prep"), color="C2", label="end of preparation")
     ax.plot(steps, col(f"train/{k}"), color="C1", label="end of episode")
@@ -265,8 +342,9 @@ def plot_emergence(run_dir):
     ax.plot(steps, col(f"eval/{k}"), color="C1", ls=":")
     ax.set(xlabel="env steps", ylabel=label)
   axes[1].legend(fontsize=7)
-  fig.suptitle(os.path.basename(os.path.normpath(run_dir)) + ": emergence (solid: training episodes, "
-               "dotted: evaluation)")
+  fig.suptitle(
+    os.path.basename(os.path.normpath(run_dir)) + ": emergence (solid: training episodes, dotted: evaluation)"
+  )
   fig.tight_layout()
   fig.savefig(os.path.join(run_dir, "emergence.png"), dpi=100)
 
@@ -299,31 +377,39 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   abstract = jax.eval_shape(algo.init, key)
   shardings = sharding.train_state_shardings(algo, mesh, abstract)
   abstract = sharding.with_shardings(abstract, shardings)
-  seconds = {**({"init": None} if init else {}), "train": None,
-             **{name: None for name in evaluation_parts(algo)}}
+  seconds = {
+    **({"init": None} if init else {}),
+    "train": None,
+    **{name: None for name in evaluation_parts(algo)},
+  }
   lock = threading.Lock()
   t0 = time.time()
 
   def job(name, fn, args, **jit_kwargs):
     def go():
-      with (jax.set_mesh(mesh) if mesh is not None else contextlib.nullcontext()):
+      with jax.set_mesh(mesh) if mesh is not None else contextlib.nullcontext():
         out = jax.jit(fn, **jit_kwargs).lower(*args).compile()
       with lock:
         seconds[name] = time.time() - t0
       say(f"  compiled {name} in {seconds[name]:.1f}s")
       return out
+
     return go
 
   jobs = {
-      **({"init": job("init", algo.init, (key,), out_shardings=shardings)} if init else {}),
-      "train": job("train", lambda t: algo.train_many(t, updates_per_chunk), (abstract,), donate_argnums=0),
-      # An algorithm whose evaluation has independent parts (self-play: one world per holdout block
-      # count) has them compiled as separate functions, in parallel; `evaluation` combines them.
-      **{name: job(name, fn, (abstract.params, abstract.obs_norm, key))
-         for name, fn in evaluation_parts(algo).items()},
+    **({"init": job("init", algo.init, (key,), out_shardings=shardings)} if init else {}),
+    "train": job("train", lambda t: algo.train_many(t, updates_per_chunk), (abstract,), donate_argnums=0),
+    # An algorithm whose evaluation has independent parts (self-play: one world per holdout block
+    # count) has them compiled as separate functions, in parallel; `evaluation` combines them.
+    **{
+      name: job(name, fn, (abstract.params, abstract.obs_norm, key))
+      for name, fn in evaluation_parts(algo).items()
+    },
   }
-  say(f"  compiling {', '.join(jobs)} (cold: about a minute on a CPU; later runs load them from the "
-      "persistent cache)")
+  say(
+    f"  compiling {', '.join(jobs)} (cold: about a minute on a CPU; later runs load them from the "
+    "persistent cache)"
+  )
   pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs), thread_name_prefix="compile")
   futures = {name: pool.submit(go) for name, go in jobs.items()}
   pool.shutdown(wait=False)
@@ -334,6 +420,7 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
         left = [n for n, s in seconds.items() if s is None]
       if left:
         say(f"  still compiling {', '.join(left)} ({time.time() - t0:.0f}s)")
+
   threading.Thread(target=beat, daemon=True).start()
   return futures, seconds
 
@@ -349,16 +436,21 @@ def restore(algo, ckpt, mesh, seed, step=None):
 def resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name):
   """`--resume` with a changed architecture (`--set agent.hidden=...`, `agent.lstm_size=...`): the latest
   checkpoint restored in the architecture it was saved in, then carried into the new one by
-  agents.surgery.migrate (the function unchanged; new weights from the new config's init, new optimiser
+  agents.league.surgery.migrate (the function unchanged; new weights from the new config's init, new optimiser
   moments zero). The run's config.json becomes the new config, and surgery.jsonl records the change."""
   _, old_algo = experiment.build(old_cfg)
   old_ts, meta = restore(old_algo, ckpt, mesh, old_cfg["run"]["seed"])
   fresh = fns["init"].result()(jax.random.PRNGKey(cfg["run"]["seed"]))
   ts = surgery.migrate(old_cfg["agent"], cfg["agent"], old_ts, fresh)
-  ts = jax.tree.map(lambda x, like: jax.device_put(x, like.sharding), ts, fresh)  # as the compiled step expects
+  ts = jax.tree.map(
+    lambda x, like: jax.device_put(x, like.sharding), ts, fresh
+  )  # as the compiled step expects
   diff = {k: [old_cfg["agent"][k], cfg["agent"][k]] for k in changed}
-  print(f"[{name}] surgery at env step {meta['env_steps']}: " + ", ".join(
-      f"agent.{k} {a} -> {b}" for k, (a, b) in diff.items()), flush=True)
+  print(
+    f"[{name}] surgery at env step {meta['env_steps']}: "
+    + ", ".join(f"agent.{k} {a} -> {b}" for k, (a, b) in diff.items()),
+    flush=True,
+  )
   with open(os.path.join(run_dir, "surgery.jsonl"), "a") as f:
     f.write(json.dumps({"env_steps": meta["env_steps"], "chunks": meta["chunks"], "changed": diff}) + "\n")
   with open(os.path.join(run_dir, "config.json"), "w") as f:
@@ -367,17 +459,20 @@ def resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, n
 
 
 def rate_checkpoints(run_dir, algo, logger):
-  """TrueSkill ratings of the run's kept checkpoints so far (agents.ratings) -> RUN_DIR/ratings.json/.png."""
-  from agents import ratings  # pylint: disable=import-outside-toplevel
+  """TrueSkill ratings of the run's kept checkpoints so far (agents.tournament) -> RUN_DIR/ratings.json/.png."""
+  from agents import tournament  # pylint: disable=import-outside-toplevel
+
   t = time.time()
-  out = ratings.rate_run(run_dir, algo=algo)
+  out = tournament.rate_run(run_dir, algo=algo)
   last = out["checkpoints"][-1]
-  logger.message(f"  ratings of {len(out['checkpoints'])} checkpoints in {time.time() - t:.0f}s: latest Bob "
-                 f"mu {last['bob']['mu']:.1f}, Alice mu {last['alice']['mu']:.1f} (ratings.png)")
+  logger.message(
+    f"  ratings of {len(out['checkpoints'])} checkpoints in {time.time() - t:.0f}s: latest Bob "
+    f"mu {last['bob']['mu']:.1f}, Alice mu {last['alice']['mu']:.1f} (ratings.png)"
+  )
 
 
 def count_flops(algo, seed, updates_per_chunk):
-  """A Future of agents.flops.count of one train chunk (HLO cost analysis with loops counted as they
+  """A Future of agents.league.flops.count of one train chunk (HLO cost analysis with loops counted as they
   run), computed in a thread (run starts it after the first chunk); rows log it once it is there."""
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
   pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="flops")
@@ -407,29 +502,36 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   largest = max(n_envs, cfg["run"]["num_eval_envs"] * max(1, len(getattr(algo.config, "holdout_tasks", ()))))
   # A multi-task env (MT10) steps each task's own model on its own slice of the batch: the devices split
   # every task's worlds, so their count must divide the worlds per task.
-  models = [getattr(t, "mj_model") for t in env.tasks] if hasattr(env, "tasks") else [
-      getattr(getattr(env, "world", env), "mj_model")]
+  models = [t.mj_model for t in env.tasks] if hasattr(env, "tasks") else [getattr(env, "world", env).mj_model]
   nv = max(m.nv for m in models)
   per_split = n_envs // max(1, getattr(env, "num_tasks", 1))
-  devices = sharding.usable_devices(per_split, jax.devices()[:cfg["run"]["devices"] or None], nv, largest)
+  devices = sharding.usable_devices(per_split, jax.devices()[: cfg["run"]["devices"] or None], nv, largest)
   cap = getattr(algo, "cpu_max_devices", None)
   if physics_impl(env) == "c" and not cfg["run"]["devices"]:
     # C MuJoCo runs on the host for the whole batch (one callback, its own threads): a second host device
     # would only gather the batch to device 0 and scatter it back every step. --devices N still splits.
     cap = 1
   elif physics_impl(env) == "c" and cfg["run"]["devices"] > 1:
-    print(f"[{name}] warning: C physics on {cfg['run']['devices']} host devices takes each batch on device 0 "
-          "and gains nothing; one benchmark run of this kind deadlocked in XLA's cross-device all-reduce "
-          "(BENCHMARKS.md, issue 26). Leave --devices out to run it on one.", flush=True)
+    print(
+      f"[{name}] warning: C physics on {cfg['run']['devices']} host devices takes each batch on device 0 "
+      "and gains nothing; one benchmark run of this kind deadlocked in XLA's cross-device all-reduce "
+      "(BENCHMARKS.md, \"Throughput: the C backend, MJX-JAX and C MuJoCo stepped directly\"). "
+      "Leave --devices out to run it on one.",
+      flush=True,
+    )
   if cap and devices[0].platform == "cpu" and len(devices) > cap:
     if cfg["run"]["devices"] > cap:
-      raise SystemExit(f"error: run.devices={cfg['run']['devices']}: agent.algo={cfg['agent']['algo']!r} runs on "
-                       f"at most {cap} CPU device(s) (see {type(algo).__module__}.{type(algo).__name__})")
+      raise SystemExit(
+        f"error: run.devices={cfg['run']['devices']}: agent.algo={cfg['agent']['algo']!r} runs on "
+        f"at most {cap} CPU device(s) (see {type(algo).__module__}.{type(algo).__name__})"
+      )
     devices = devices[:cap]
   if cfg["run"]["devices"] and len(devices) != cfg["run"]["devices"]:
-    raise SystemExit(f"error: run.devices={cfg['run']['devices']} but {len(devices)} device(s) can split "
-                     f"agent.num_envs={n_envs} here ({len(jax.devices())} available; on CPU, batches whose "
-                     f"solver work exceeds a core's share keep one core free: see agents/sharding.py)")
+    raise SystemExit(
+      f"error: run.devices={cfg['run']['devices']} but {len(devices)} device(s) can split "
+      f"agent.num_envs={n_envs} here ({len(jax.devices())} available; on CPU, batches whose "
+      f"solver work exceeds a core's share keep one core free: see agents/common/sharding.py)"
+    )
   cfg = {**cfg, "run": {**cfg["run"], "devices": len(devices)}}  # the count in force, for --resume
   requested, impl = cfg["env"].get("impl"), physics_impl(env)
   if impl:
@@ -445,16 +547,21 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   mesh = sharding.data_mesh(c.num_envs, devices)
   ckpt = Checkpointer(run_dir, max_to_keep=rc["keep_checkpoints"])
   updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates))
-  print(f"[{name}] env={cfg['env']['name']} devices={len(devices)} x {devices[0].platform} "
-        f"num_envs={c.num_envs} updates={c.num_updates} ({c.steps_per_update} steps each)", flush=True)
+  print(
+    f"[{name}] env={cfg['env']['name']} devices={len(devices)} x {devices[0].platform} "
+    f"num_envs={c.num_envs} updates={c.num_updates} ({c.steps_per_update} steps each)",
+    flush=True,
+  )
 
   t0 = time.time()
   resuming = resume and ckpt.latest_step() is not None
   old_cfg = experiment.run_config(run_dir) if resuming else None
   changed = surgery.changed_fields(old_cfg["agent"], cfg["agent"]) if resuming else []
   if changed and not getattr(algo, "supports_surgery", True):
-    raise SystemExit(f"error: --resume {run_dir}: agent.{', agent.'.join(changed)} changed, but agent.algo="
-                     f"{cfg['agent']['algo']!r} has no surgery (agents/surgery.py); resume with its architecture")
+    raise SystemExit(
+      f"error: --resume {run_dir}: agent.{', agent.'.join(changed)} changed, but agent.algo="
+      f"{cfg['agent']['algo']!r} has no surgery (agents/league/surgery.py); resume with its architecture"
+    )
   fns, compile_s = compile_functions(algo, seed, mesh, updates_per_chunk, init=not resuming or bool(changed))
   flops_future = None  # started after the first chunk (see below)
   if resuming and changed:
@@ -466,8 +573,11 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   compiled = fns["train"].result()
   to_first_step = time.time() - START_TIME
   compile_train = time.time() - t0
-  print(f"[{name}] ready to train {to_first_step:.1f}s after start (compile: {_fmt(compile_s)}; "
-        f"evaluation compiles alongside the first chunk)", flush=True)
+  print(
+    f"[{name}] ready to train {to_first_step:.1f}s after start (compile: {_fmt(compile_s)}; "
+    f"evaluation compiles alongside the first chunk)",
+    flush=True,
+  )
 
   steps_per_chunk = updates_per_chunk * c.steps_per_update
   total_chunks = -(-c.num_updates // updates_per_chunk)
@@ -485,8 +595,12 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       k_eval = jax.random.fold_in(jax.random.PRNGKey(seed + 1), chunk)
       ev = jax.device_get(evaluate_with(algo, fns, ts.params, ts.obs_norm, k_eval))
       env_steps = (chunk + 1) * steps_per_chunk
-      row = {"env_steps": env_steps, "wall_s": round(time.time() - wall0, 3), "train/sps": sps,
-             **{k: float(v) for k, v in {**m, **ev}.items()}}
+      row = {
+        "env_steps": env_steps,
+        "wall_s": round(time.time() - wall0, 3),
+        "train/sps": sps,
+        **{k: float(v) for k, v in {**m, **ev}.items()},
+      }
       # Counting FLOPs lowers every loop body of the train chunk (15-60 s of a core): started once the
       # first chunk has run, so it never delays the start, and only when 3 or more chunks are still to
       # come, where the figure is worth the CPU it takes from training.
@@ -499,24 +613,43 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
         before = meta.get("pflops_days")
         if before is None:
           before = flops.pflops_days(per_step * meta["chunks"] * updates_per_chunk)
-        row.update({"compute/flops_per_step": per_step, "compute/pflops_days": before + flops.pflops_days(
-            per_step * (chunk + 1 - meta["chunks"]) * updates_per_chunk)})
+        row.update(
+          {
+            "compute/flops_per_step": per_step,
+            "compute/pflops_days": before
+            + flops.pflops_days(per_step * (chunk + 1 - meta["chunks"]) * updates_per_chunk),
+          }
+        )
       if chunk == 0 and meta["chunks"] == 0:
-        row.update({"compile/train_s": compile_s["train"],
-                    "compile/eval_s": max(compile_s[k] for k in evaluation_parts(algo)),
-                    "compile/init_s": compile_s.get("init"), "compile/wall_s": compile_train,
-                    "startup/first_step_s": to_first_step})
+        row.update(
+          {
+            "compile/train_s": compile_s["train"],
+            "compile/eval_s": max(compile_s[k] for k in evaluation_parts(algo)),
+            "compile/init_s": compile_s.get("init"),
+            "compile/wall_s": compile_train,
+            "startup/first_step_s": to_first_step,
+          }
+        )
       logger.log(row)
       out_of_time = rc["max_minutes"] > 0 and time.time() - session0 >= 60 * rc["max_minutes"]
       if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks or out_of_time:
-        ckpt.save(chunk + 1, experiment.checkpoint_view(algo, ts),
-                  {"env_steps": env_steps, "wall_s": row["wall_s"], "chunks": chunk + 1,
-                   **({"pflops_days": row["compute/pflops_days"]} if "compute/pflops_days" in row else {})})
+        ckpt.save(
+          chunk + 1,
+          experiment.checkpoint_view(algo, ts),
+          {
+            "env_steps": env_steps,
+            "wall_s": row["wall_s"],
+            "chunks": chunk + 1,
+            **({"pflops_days": row["compute/pflops_days"]} if "compute/pflops_days" in row else {}),
+          },
+        )
         if rc["ratings_every"] and cfg["agent"]["algo"] == "asp" and (chunk + 1) % rc["ratings_every"] == 0:
           rate_checkpoints(run_dir, algo, logger)
       if out_of_time:
-        print(f"[{name}] stopping at run.max_minutes={rc['max_minutes']}; --resume {run_dir} continues",
-              flush=True)
+        print(
+          f"[{name}] stopping at run.max_minutes={rc['max_minutes']}; --resume {run_dir} continues",
+          flush=True,
+        )
         break
   finally:
     logger.close()
@@ -529,8 +662,9 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       plot_emergence(run_dir)
   if video:
     t = time.time()
-    path = experiment.record_video(algo, ts.params, ts.obs_norm, os.path.join(run_dir, "video.mp4"),
-                                   seed=seed)
+    path = experiment.record_video(
+      algo, ts.params, ts.obs_norm, os.path.join(run_dir, "video.mp4"), seed=seed
+    )
     print(f"[{name}] video of one evaluation episode: {path} ({time.time() - t:.0f}s)", flush=True)
   return ts, row
 
@@ -558,8 +692,7 @@ def setup_devices(args) -> int:
 def main(argv=None):
   args = parse_args(argv)
   if args.list:
-    for name in list_configs():
-      print(name)
+    print_config_list()
     return 0
   if args.distributed:
     jax.distributed.initialize()
@@ -567,6 +700,7 @@ def main(argv=None):
   enable_compilation_cache()
   if args.video:  # fail before training, not after, if this machine cannot render
     from mjx_envs import render  # pylint: disable=import-outside-toplevel
+
     try:
       render.check_backend()
     except RuntimeError as e:
@@ -577,11 +711,12 @@ def main(argv=None):
   else:
     run_dir = args.out or os.path.join("runs", f"{name}-{time.strftime('%Y%m%d-%H%M%S')}")
     cfg["description"] = cfg.get("description") or name
-  _, row = run(cfg, name, run_dir, resume=bool(args.resume), progress=not args.no_progress,
-               video=args.video)
+  _, row = run(cfg, name, run_dir, resume=bool(args.resume), progress=not args.no_progress, video=args.video)
   if row is not None:
-    print(f"done: {row['env_steps']} env steps in {row['wall_s']:.0f}s, "
-          f"eval/success_rate={row['eval/success_rate']:.3f}; run directory: {run_dir}")
+    print(
+      f"done: {row['env_steps']} env steps in {row['wall_s']:.0f}s, "
+      f"eval/success_rate={row['eval/success_rate']:.3f}; run directory: {run_dir}"
+    )
   return 0
 
 

@@ -10,6 +10,9 @@ An experiment config is a nested dict with three sections:
 
 from __future__ import annotations
 
+import mjx_envs
+from mjx_envs.metaworld.multitask import MT10_TASKS
+
 import ast
 import collections.abc
 import copy
@@ -19,48 +22,50 @@ import json
 import os
 import types
 import typing
-from typing import Any, Dict, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import jax
 import numpy as np
 
-import mjx_envs
-from mjx_envs.metaworld.multitask import MT10_TASKS
-from agents import bc
-from agents import ddpg as ddpg_lib
-from agents import her
-from agents import optim
-from agents import holdout
-from agents import mappo as mappo_lib
-from agents import mtsac as mtsac_lib
-from agents import selfplay as asp_lib
-from agents import ppo as ppo_lib
-from agents import sac as sac_lib
+from agents.common import optim
+from agents.common import relabel as her
+from agents.her import ddpg as ddpg_lib
+from agents.her import sac as sac_lib
+from agents.mappo import train as mappo_lib
+from agents.multitask import mtsac as mtsac_lib
+from agents.ppo import losses
+from agents.ppo import train as ppo_lib
+from agents.selfplay import asp as asp_lib
+from agents.selfplay import holdout
 
 ConfigError = mjx_envs.ConfigError  # one error type (a ValueError) for every bad name, key or value
 
 RUN_DEFAULTS = {
-    "seed": 0,
-    "eval_every": 10,          # train steps per host call; evaluation, logging, checkpoint after each
-    "checkpoint_every": 1,     # in host calls
-    "keep_checkpoints": 3,     # the newest N are kept (self-play keeps more for its payoff matrix)
-    "num_eval_envs": 128,
-    "max_minutes": 0,          # >0: stop (checkpointed, resumable) once this much wall-clock has passed
-    "devices": 0,              # CPU: host devices the env batch is split over (0: one per core); the
-                               # count used is written here, so a resume uses it (it is part of the seed)
-    "count_flops": True,       # log compute/flops_per_step and compute/pflops_days (agents.flops; counted
-                               # in a thread after the first chunk, in runs with 3 or more chunks left)
-    "ratings_every": 0,        # self-play: TrueSkill ratings of the kept checkpoints (agents.ratings) every
-                               # N host calls, into ratings.json/.png; 0: off (python -m agents.ratings)
+  "seed": 0,
+  "eval_every": 10,  # train steps per host call; evaluation, logging, checkpoint after each
+  "checkpoint_every": 1,  # in host calls
+  "keep_checkpoints": 3,  # the newest N are kept (self-play keeps more for its payoff matrix)
+  "num_eval_envs": 128,
+  "max_minutes": 0,  # >0: stop (checkpointed, resumable) once this much wall-clock has passed
+  "devices": 0,  # CPU: host devices the env batch is split over (0: one per core); the
+  # count used is written here, so a resume uses it (it is part of the seed)
+  "count_flops": True,  # log compute/flops_per_step and compute/pflops_days (agents.league.flops; counted
+  # in a thread after the first chunk, in runs with 3 or more chunks left)
+  "ratings_every": 0,  # self-play: TrueSkill ratings of the kept checkpoints (agents.tournament) every
+  # N host calls, into ratings.json/.png; 0: off (python -m agents.tournament ratings)
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
-ALGOS = {"ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
-         "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train),
-         "sac_her": (sac_lib.SACConfig, sac_lib.make_train),
-         "mtsac": (mtsac_lib.MTSACConfig, mtsac_lib.make_train),
-         "asp": (asp_lib.ASPConfig, asp_lib.make_train),
-         "mappo": (mappo_lib.MAPPOConfig, mappo_lib.make_train)}
+ALGOS = {
+  "ppo": (ppo_lib.PPOConfig, ppo_lib.make_train),
+  "ddpg_her": (ddpg_lib.DDPGConfig, ddpg_lib.make_train),
+  "sac_her": (sac_lib.SACConfig, sac_lib.make_train),
+  "mtsac": (mtsac_lib.MTSACConfig, mtsac_lib.make_train),
+  "asp": (asp_lib.ASPConfig, asp_lib.make_train),
+  "mappo": (mappo_lib.MAPPOConfig, mappo_lib.make_train),
+}
+
 
 # --- value rules: (test, what is allowed) -----------------------------------------------------------
 def _ge(low):
@@ -72,8 +77,10 @@ def _gt(low):
 
 
 def _within(low, high, high_open=False):
-  return ((lambda v: low <= v < high) if high_open else (lambda v: low <= v <= high),
-          f"in [{low}, {high}{')' if high_open else ']'}")
+  return (
+    (lambda v: low <= v < high) if high_open else (lambda v: low <= v <= high),
+    f"in [{low}, {high}{')' if high_open else ']'}",
+  )
 
 
 def _one_of(choices):
@@ -90,59 +97,151 @@ def _holdout_tasks():
       return len(tasks) > 0 and all(holdout.parse_task(t) for t in tasks)
     except ValueError:
       return False
+
   tasks = [t for t in holdout.block_env.TASKS if t]
   return ok, f"a non-empty list of '<task>-<objects>' with a task in {tasks}, e.g. ['push-1']"
 
 
 # The activations networks.MLP looks up by name in flax.linen.
-ACTIVATIONS = ("celu", "elu", "gelu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
-               "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softplus", "swish", "tanh")
-_SHARED = {"num_envs": _ge(1), "total_env_steps": _ge(1), "num_eval_envs": _ge(1), "gamma": _within(0, 1),
-           "obs_clip": _gt(0)}
+ACTIVATIONS = (
+  "celu",
+  "elu",
+  "gelu",
+  "hard_sigmoid",
+  "hard_silu",
+  "hard_swish",
+  "hard_tanh",
+  "leaky_relu",
+  "relu",
+  "relu6",
+  "selu",
+  "sigmoid",
+  "silu",
+  "soft_sign",
+  "softplus",
+  "swish",
+  "tanh",
+)
+_SHARED = {
+  "num_envs": _ge(1),
+  "total_env_steps": _ge(1),
+  "num_eval_envs": _ge(1),
+  "gamma": _within(0, 1),
+  "obs_clip": _gt(0),
+}
 _OPTIM = {"lr_schedule": _one_of(optim.SCHEDULES), "lr_end_frac": _ge(0), "grad_clip_sqrt_v": _ge(0)}
-_PPO_LIKE = {"num_minibatches": _ge(1), "update_epochs": _ge(1), "learning_rate": _gt(0),
-             "gae_lambda": _within(0, 1), "clip_eps": _gt(0), "vf_coef": _ge(0), "ent_coef": _ge(0),
-             "max_grad_norm": _gt(0), **_OPTIM, "ent_schedule": _one_of(optim.SCHEDULES),
-             "ent_coef_end": _ge(0)}
-# The off-policy HER learners' shared settings (agents.ddpg.HERConfig).
-_HER = {**_SHARED, **_OPTIM,
-        "unroll_length": _ge(1), "episode_length": _ge(1), "updates_per_cycle": _ge(1), "batch_size": _ge(1),
-        "grad_batches": _ge(1), "buffer_size": _ge(1), "actor_lr": _gt(0), "critic_lr": _gt(0),
-        "polyak": _within(0, 1), "hidden": _each(_ge(1)), "random_eps": _within(0, 1), "obs_std_min": _gt(0),
-        "replay_strategy": _one_of(her.STRATEGIES), "replay_k": _ge(0)}
+_PPO_LIKE = {
+  "num_minibatches": _ge(1),
+  "update_epochs": _ge(1),
+  "learning_rate": _gt(0),
+  "gae_lambda": _within(0, 1),
+  "clip_eps": _gt(0),
+  "vf_coef": _ge(0),
+  "ent_coef": _ge(0),
+  "max_grad_norm": _gt(0),
+  **_OPTIM,
+  "ent_schedule": _one_of(optim.SCHEDULES),
+  "ent_coef_end": _ge(0),
+}
+# The off-policy HER learners' shared settings (agents.her.ddpg.HERConfig).
+_HER = {
+  **_SHARED,
+  **_OPTIM,
+  "unroll_length": _ge(1),
+  "episode_length": _ge(1),
+  "updates_per_cycle": _ge(1),
+  "batch_size": _ge(1),
+  "grad_batches": _ge(1),
+  "buffer_size": _ge(1),
+  "actor_lr": _gt(0),
+  "critic_lr": _gt(0),
+  "polyak": _within(0, 1),
+  "hidden": _each(_ge(1)),
+  "random_eps": _within(0, 1),
+  "obs_std_min": _gt(0),
+  "replay_strategy": _one_of(her.STRATEGIES),
+  "replay_k": _ge(0),
+}
 RULES = {
-    "ppo": {**_SHARED, **_PPO_LIKE,
-            "unroll_length": _ge(1), "episode_length": _ge(1),
-            "staleness": _ge(0),
-            "vf_clip": _gt(0), "policy_hidden": _each(_ge(1)), "value_hidden": _each(_ge(1)),
-            "activation": _one_of(ACTIVATIONS),
-            "distribution": _one_of(("normal", "tanh_normal", "categorical")), "lstm_size": _ge(0),
-            "hindsight_coef": _ge(0), "hindsight_clip": _gt(0), "hindsight_strategy": _one_of(her.STRATEGIES),
-            "hindsight_form": _one_of(bc.FORMS)},
-    "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0)},
-    "sac_her": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0)},  # target_entropy: any number, or None
-    # Multi-task SAC on a plain env (Meta-World): no relabelling; num_tasks None (the env's) or >= 1.
-    "mtsac": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0), "replay_strategy": _one_of(("none",)),
-              "num_tasks": _ge(1)},
-    "asp": {**_SHARED, **_PPO_LIKE,
-            "unroll_length": _ge(0), "hidden": _each(_ge(1)), "lstm_size": _ge(0), "abc_coef": _ge(0),
-            "abc_clip": _gt(0),
-            "abc_form": _one_of(bc.FORMS),
-            "past_opponent_prob": _within(0, 1, high_open=True), "pool_size": _ge(1), "pool_every": _ge(1),
-            "opponent_sampling": _one_of(asp_lib.SAMPLING), "pool_eta": _ge(0),
-            "holdout_tasks": _holdout_tasks(), "holdout_max_goals": _ge(1)},
-    "mappo": {**{k: v for k, v in _SHARED.items() if k != "obs_clip"}, "num_minibatches": _ge(1), "update_epochs": _ge(1), "learning_rate": _gt(0),
-              "gae_lambda": _within(0, 1), "clip_eps": _gt(0), "vf_coef": _ge(0), "ent_coef": _ge(0),
-              "max_grad_norm": _gt(0), "lr_schedule": _one_of(optim.SCHEDULES), "lr_end_frac": _ge(0),
-              "unroll_length": _ge(1), "bptt_length": _ge(1), "episode_length": _ge(1), "embed": _ge(1),
-              "heads": _ge(1), "head_dim": _ge(1), "dense": _ge(1), "lstm_size": _ge(1)},
-    "run": {"seed": _within(0, 2**31, high_open=True), "eval_every": _ge(1), "checkpoint_every": _ge(1),
-            "keep_checkpoints": _ge(1), "num_eval_envs": _ge(1), "max_minutes": _ge(0),
-            "devices": _ge(0), "ratings_every": _ge(0)},
+  "ppo": {
+    **_SHARED,
+    **_PPO_LIKE,
+    "unroll_length": _ge(1),
+    "episode_length": _ge(1),
+    "staleness": _ge(0),
+    "vf_clip": _gt(0),
+    "policy_hidden": _each(_ge(1)),
+    "value_hidden": _each(_ge(1)),
+    "activation": _one_of(ACTIVATIONS),
+    "distribution": _one_of(("normal", "tanh_normal", "categorical")),
+    "lstm_size": _ge(0),
+    "hindsight_coef": _ge(0),
+    "hindsight_clip": _gt(0),
+    "hindsight_strategy": _one_of(her.STRATEGIES),
+    "hindsight_form": _one_of(losses.FORMS),
+  },
+  "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0)},
+  "sac_her": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0)},  # target_entropy: any number, or None
+  # Multi-task SAC on a plain env (Meta-World): no relabelling; num_tasks None (the env's) or >= 1.
+  "mtsac": {
+    **_HER,
+    "alpha_lr": _gt(0),
+    "init_alpha": _gt(0),
+    "replay_strategy": _one_of(("none",)),
+    "num_tasks": _ge(1),
+  },
+  "asp": {
+    **_SHARED,
+    **_PPO_LIKE,
+    "unroll_length": _ge(0),
+    "hidden": _each(_ge(1)),
+    "lstm_size": _ge(0),
+    "abc_coef": _ge(0),
+    "abc_clip": _gt(0),
+    "abc_form": _one_of(losses.FORMS),
+    "past_opponent_prob": _within(0, 1, high_open=True),
+    "pool_size": _ge(1),
+    "pool_every": _ge(1),
+    "opponent_sampling": _one_of(asp_lib.SAMPLING),
+    "pool_eta": _ge(0),
+    "holdout_tasks": _holdout_tasks(),
+    "holdout_max_goals": _ge(1),
+  },
+  "mappo": {
+    **{k: v for k, v in _SHARED.items() if k != "obs_clip"},
+    "num_minibatches": _ge(1),
+    "update_epochs": _ge(1),
+    "learning_rate": _gt(0),
+    "gae_lambda": _within(0, 1),
+    "clip_eps": _gt(0),
+    "vf_coef": _ge(0),
+    "ent_coef": _ge(0),
+    "max_grad_norm": _gt(0),
+    "lr_schedule": _one_of(optim.SCHEDULES),
+    "lr_end_frac": _ge(0),
+    "unroll_length": _ge(1),
+    "bptt_length": _ge(1),
+    "episode_length": _ge(1),
+    "embed": _ge(1),
+    "heads": _ge(1),
+    "head_dim": _ge(1),
+    "dense": _ge(1),
+    "lstm_size": _ge(1),
+  },
+  "run": {
+    "seed": _within(0, 2**31, high_open=True),
+    "eval_every": _ge(1),
+    "checkpoint_every": _ge(1),
+    "keep_checkpoints": _ge(1),
+    "num_eval_envs": _ge(1),
+    "max_minutes": _ge(0),
+    "devices": _ge(0),
+    "ratings_every": _ge(0),
+  },
 }
 
 
-def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:
+def resolve(cfg: dict[str, Any]) -> dict[str, Any]:
   """A complete, checked config: every section filled with defaults.
 
   Raises ConfigError (a ValueError) naming the key, the value and what is allowed for an unknown section
@@ -172,14 +271,18 @@ def resolve(cfg: Dict[str, Any]) -> Dict[str, Any]:
     for section, key in (("agent", "num_envs"), ("run", "num_eval_envs")):
       n = {"agent": agent, "run": run}[section][key]
       if n > env["warp_max_envs"]:
-        raise ConfigError(f"{section}.{key}={n} exceeds env.warp_max_envs={env['warp_max_envs']} (MuJoCo "
-                          f"Warp's contact buffer is sized for that many envs): raise env.warp_max_envs")
+        raise ConfigError(
+          f"{section}.{key}={n} exceeds env.warp_max_envs={env['warp_max_envs']} (MuJoCo "
+          f"Warp's contact buffer is sized for that many envs): raise env.warp_max_envs"
+        )
   tasks = _num_tasks(env)
   for section, key in (("agent", "num_envs"), ("run", "num_eval_envs")):
     n = {"agent": agent, "run": run}[section][key]
     if tasks > 1 and n % tasks:
-      raise ConfigError(f"{section}.{key}={n} must be a multiple of the {tasks} tasks of {env['name']} "
-                        f"(worlds per task x tasks)")
+      raise ConfigError(
+        f"{section}.{key}={n} must be a multiple of the {tasks} tasks of {env['name']} "
+        f"(worlds per task x tasks)"
+      )
   return {"description": cfg.get("description", ""), "env": env, "agent": agent, "run": run}
 
 
@@ -190,8 +293,9 @@ def _num_tasks(env_cfg) -> int:
 
 def _check_env_name(name):
   if not isinstance(name, str) or name not in mjx_envs.registered():
-    raise ConfigError(f"env.name must be a registered environment, one of {mjx_envs.registered()}; "
-                      f"got {name!r}")
+    raise ConfigError(
+      f"env.name must be a registered environment, one of {mjx_envs.registered()}; got {name!r}"
+    )
   return name
 
 
@@ -221,33 +325,52 @@ def _resolve_agent(agent, env):
   agent = _merge("agent", fields, agent, {k: hints[k] for k in fields})
   _check_rules("agent", agent, RULES[algo])
   if algo in ("ppo", "asp") and agent["num_envs"] % agent["num_minibatches"]:
-    raise ConfigError(f"agent.num_minibatches={agent['num_minibatches']} must divide "
-                      f"agent.num_envs={agent['num_envs']} (each minibatch takes whole envs)")
-  if algo in ("ddpg_her", "sac_her", "mtsac") and agent["num_envs"] * agent["unroll_length"] > agent["buffer_size"]:
-    raise ConfigError(f"agent.buffer_size={agent['buffer_size']} must hold one cycle of agent.num_envs x "
-                      f"agent.unroll_length = {agent['num_envs'] * agent['unroll_length']} transitions")
+    raise ConfigError(
+      f"agent.num_minibatches={agent['num_minibatches']} must divide "
+      f"agent.num_envs={agent['num_envs']} (each minibatch takes whole envs)"
+    )
+  if (
+    algo in ("ddpg_her", "sac_her", "mtsac")
+    and agent["num_envs"] * agent["unroll_length"] > agent["buffer_size"]
+  ):
+    raise ConfigError(
+      f"agent.buffer_size={agent['buffer_size']} must hold one cycle of agent.num_envs x "
+      f"agent.unroll_length = {agent['num_envs'] * agent['unroll_length']} transitions"
+    )
   if algo == "ppo" and agent["hindsight"] and agent["lstm_size"]:
     raise ConfigError(f"agent.hindsight=True needs agent.lstm_size=0 (no LSTM), got {agent['lstm_size']}")
   bins = env.get("action_bins")
   if algo == "ppo" and agent["distribution"] == "categorical" and not bins:
-    raise ConfigError(f"agent.distribution='categorical' needs an env with binned actions "
-                      f"(env.action_bins, e.g. 11); env {env['name']} has action_bins={bins!r}")
+    raise ConfigError(
+      f"agent.distribution='categorical' needs an env with binned actions "
+      f"(env.action_bins, e.g. 11); env {env['name']} has action_bins={bins!r}"
+    )
   if algo == "mtsac" and not (env["name"].startswith("metaworld/") or env["name"] == "MT10"):
-    raise ConfigError(f"agent.algo='mtsac' needs a Meta-World env (a plain env with a flat observation): "
-                      f"'MT10' or a single task 'metaworld/<task>'; got env.name={env['name']!r}")
+    raise ConfigError(
+      f"agent.algo='mtsac' needs a Meta-World env (a plain env with a flat observation): "
+      f"'MT10' or a single task 'metaworld/<task>'; got env.name={env['name']!r}"
+    )
   if algo == "mtsac" and agent["clip_target"]:
-    raise ConfigError("agent.clip_target=True clips targets to the returns of sparse rewards in [-1, 0]; "
-                      "agent.algo='mtsac' learns Meta-World's dense rewards: set agent.clip_target=False")
+    raise ConfigError(
+      "agent.clip_target=True clips targets to the returns of sparse rewards in [-1, 0]; "
+      "agent.algo='mtsac' learns Meta-World's dense rewards: set agent.clip_target=False"
+    )
   mtsac_tasks = _num_tasks(env)
   if algo == "mtsac" and agent["num_tasks"] not in (None, mtsac_tasks):
-    raise ConfigError(f"agent.num_tasks={agent['num_tasks']} but env {env['name']} has {mtsac_tasks} "
-                      f"task(s); leave it None (the env's)")
+    raise ConfigError(
+      f"agent.num_tasks={agent['num_tasks']} but env {env['name']} has {mtsac_tasks} "
+      f"task(s); leave it None (the env's)"
+    )
   if algo == "mappo" and not env["name"].startswith("HideAndSeek"):
-    raise ConfigError(f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek); "
-                      f"got env.name={env['name']!r}")
+    raise ConfigError(
+      f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek); "
+      f"got env.name={env['name']!r}"
+    )
   if algo == "asp" and (env["name"] != "BlocksSelfPlay" or not bins):
-    raise ConfigError(f"agent.algo='asp' needs env.name='BlocksSelfPlay' with env.action_bins set (e.g. 11); "
-                      f"got env.name={env['name']!r}, env.action_bins={bins!r}")
+    raise ConfigError(
+      f"agent.algo='asp' needs env.name='BlocksSelfPlay' with env.action_bins set (e.g. 11); "
+      f"got env.name={env['name']!r}, env.action_bins={bins!r}"
+    )
   try:  # the dataclass's own checks, as a backstop for any rule above that lags behind it
     config_cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in agent.items()})
   except (ValueError, TypeError) as e:
@@ -260,8 +383,10 @@ def _merge(section, defaults, values, types):
   hint (int, float, bool, str, `X | None`, Sequence[X]), and normalised (2e6 -> 2000000, tuple -> list)."""
   unknown = sorted(set(values) - set(defaults))
   if unknown:
-    raise ConfigError(f"unknown key(s) {[f'{section}.{k}' for k in unknown]}; valid keys: "
-                      f"{sorted(f'{section}.{k}' for k in defaults)}")
+    raise ConfigError(
+      f"unknown key(s) {[f'{section}.{k}' for k in unknown]}; valid keys: "
+      f"{sorted(f'{section}.{k}' for k in defaults)}"
+    )
   out = dict(defaults)
   out.update({k: _check_hint(f"{section}.{k}", types[k], v) for k, v in values.items()})
   return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
@@ -296,7 +421,7 @@ def _check_rules(section, values, rules):
       raise ConfigError(f"{section}.{k} must be {allowed}, got {v!r}")
 
 
-def valid_keys(cfg: Dict[str, Any]):
+def valid_keys(cfg: dict[str, Any]):
   """Every 'section.key' that `set_dotted` accepts on `cfg` (its env's and its algorithm's keys)."""
   return sorted(f"{s}.{k}" for s in ("env", "agent", "run") for k in _section_keys(cfg, s))
 
@@ -321,7 +446,7 @@ def _parse_value(raw: str):
     return words.get(raw.strip().lower(), raw)
 
 
-def set_dotted(cfg: Dict[str, Any], *assignments: str) -> Dict[str, Any]:
+def set_dotted(cfg: dict[str, Any], *assignments: str) -> dict[str, Any]:
   """Applies 'section.key=value' assignments in order (each value parsed as a Python literal, else taken
   as a string) and returns the config resolved, so checked (see `resolve`) once all are applied: pass
   together the ones that only make sense together (agent.num_envs=6 and agent.num_minibatches=3). A new
@@ -333,8 +458,11 @@ def set_dotted(cfg: Dict[str, Any], *assignments: str) -> Dict[str, Any]:
       raise ConfigError(f"--set expects section.key=value, got {assignment!r}")
     key, raw = assignment.split("=", 1)
     parts = key.strip().split(".")
-    if (len(parts) != 2 or parts[0] not in ("env", "agent", "run")
-        or parts[1] not in _section_keys(cfg, parts[0])):
+    if (
+      len(parts) != 2
+      or parts[0] not in ("env", "agent", "run")
+      or parts[1] not in _section_keys(cfg, parts[0])
+    ):
       close = difflib.get_close_matches(key.strip(), valid_keys(cfg), n=1)
       hint = f"did you mean {close[0]!r}? " if close else ""
       raise ConfigError(f"unknown config key {key.strip()!r}; {hint}valid keys: {valid_keys(cfg)}")
@@ -350,7 +478,7 @@ def set_dotted(cfg: Dict[str, Any], *assignments: str) -> Dict[str, Any]:
   return resolve(cfg)
 
 
-def build(cfg: Dict[str, Any]):
+def build(cfg: dict[str, Any]):
   """(env, algorithm object) for a resolved config."""
   env_cfg = dict(cfg["env"])
   env = mjx_envs.make(env_cfg.pop("name"), **env_cfg)
@@ -364,7 +492,8 @@ def build(cfg: Dict[str, Any]):
 def load_policy(run_dir: str, deterministic: bool = True, step: int | None = None):
   """act(obs, key) -> env action, from a run directory's config.json and latest (or `step`) checkpoint
   (a recurrent policy: act(obs, key, carry) -> (action, carry), with `act.initial_carry(batch_shape)`)."""
-  from agents.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
+  from agents.common.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
+
   cfg = run_config(run_dir)
   _, algo = build(cfg)
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
@@ -384,7 +513,7 @@ def surgeries(run_dir: str):
     return [json.loads(line) for line in f if line.strip()]
 
 
-def run_config(run_dir: str) -> Dict[str, Any]:
+def run_config(run_dir: str) -> dict[str, Any]:
   """The resolved config.json of a train.py run directory (FileNotFoundError if there is none)."""
   path = os.path.join(run_dir, "config.json")
   if not os.path.isfile(path):
@@ -393,24 +522,27 @@ def run_config(run_dir: str) -> Dict[str, Any]:
     return resolve(json.load(f))
 
 
-def restore_checkpoints(run_dir: str, cfg: Dict[str, Any], algo, steps):
+def restore_checkpoints(run_dir: str, cfg: dict[str, Any], algo, steps):
   """{step: (train state in `algo`'s architecture, meta)} for checkpoints `steps` of a run whose config is
   now `cfg`.
 
   A checkpoint written before a surgery (`--resume` with a changed architecture) is restored in the
-  architecture it was saved in and carried through each later surgery by `agents.surgery.migrate`,
+  architecture it was saved in and carried through each later surgery by `agents.league.surgery.migrate`,
   which keeps its function, so checkpoints of a surgered run can meet in one game (payoff, ratings).
   Each architecture's algorithm, restore target and migration donor is built once for all steps."""
-  from agents import surgery  # pylint: disable=import-outside-toplevel
-  from agents.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
+  from agents.common.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
+  from agents.league import surgery  # pylint: disable=import-outside-toplevel
+
   records = surgeries(run_dir)
   chains = {}  # number of later surgeries -> (configs oldest first, their algos, restore target, donors)
 
   def chain(n):
     if n not in chains:
       cfgs = [cfg]
-      for r in reversed(records[len(records) - n:]):  # the configs as they were, latest surgery first
-        cfgs.insert(0, {**cfgs[0], "agent": {**cfgs[0]["agent"], **{k: old for k, (old, _) in r["changed"].items()}}})
+      for r in reversed(records[len(records) - n :]):  # the configs as they were, latest surgery first
+        cfgs.insert(
+          0, {**cfgs[0], "agent": {**cfgs[0]["agent"], **{k: old for k, (old, _) in r["changed"].items()}}}
+        )
       algos = [build(c)[1] for c in cfgs[:-1]] + [algo]
       target = checkpoint_view(algos[0], jax.eval_shape(algos[0].init, jax.random.PRNGKey(0)))
       donors = [a.init(jax.random.PRNGKey(c["run"]["seed"])) for a, c in zip(algos[1:], cfgs[1:])]
@@ -432,8 +564,9 @@ def restore_checkpoints(run_dir: str, cfg: Dict[str, Any], algo, steps):
   return out
 
 
-def record_video(algo, params, obs_norm, path: str, seed: int = 0, width: int = 480,
-                 height: int = 360) -> str:
+def record_video(
+  algo, params, obs_norm, path: str, seed: int = 0, width: int = 480, height: int = 360
+) -> str:
   """Renders one episode of the deterministic policy to `path` (.mp4 or .gif); returns `path`.
 
   PPO, DDPG+HER and SAC+HER: the training env for up to the episode length, cut where the episode ends.
@@ -441,6 +574,7 @@ def record_video(algo, params, obs_norm, path: str, seed: int = 0, width: int = 
   its initial carry.
   """
   from mjx_envs import render  # pylint: disable=import-outside-toplevel
+
   act = algo.policy(params, obs_norm, True)
   if isinstance(algo, asp_lib.AsymmetricSelfPlay):
     env = holdout.make_holdout_env(algo.config.holdout_tasks[0], algo.holdout_world)

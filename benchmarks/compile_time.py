@@ -25,10 +25,11 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-import train  # noqa: E402  first: train.py sets the XLA flags (CPU stall guard, host devices)
-import jax  # noqa: E402
+import jax
 
-from agents import experiment, sharding  # noqa: E402
+import train
+from agents import experiment
+from agents.common import sharding
 
 
 def _hlo_ops(compiled) -> int:
@@ -50,11 +51,20 @@ def time_function(name, fn, *args, **jit_kwargs):
   t = time.perf_counter()
   compiled = lowered.compile()
   t_compile = time.perf_counter() - t
-  row = {"function": name, "trace_s": round(t_trace, 2), "lower_s": round(t_lower, 2),
-         "compile_s": round(t_compile, 2), "total_s": round(t_trace + t_lower + t_compile, 2),
-         "stablehlo_chars": len(lowered.as_text()), "hlo_ops": _hlo_ops(compiled)}
-  print(f"  {name:<14} trace {t_trace:6.1f}s  lower {t_lower:5.1f}s  xla {t_compile:6.1f}s  "
-        f"hlo ops {row['hlo_ops']}", flush=True)
+  row = {
+    "function": name,
+    "trace_s": round(t_trace, 2),
+    "lower_s": round(t_lower, 2),
+    "compile_s": round(t_compile, 2),
+    "total_s": round(t_trace + t_lower + t_compile, 2),
+    "stablehlo_chars": len(lowered.as_text()),
+    "hlo_ops": _hlo_ops(compiled),
+  }
+  print(
+    f"  {name:<14} trace {t_trace:6.1f}s  lower {t_lower:5.1f}s  xla {t_compile:6.1f}s  "
+    f"hlo ops {row['hlo_ops']}",
+    flush=True,
+  )
   return row, compiled
 
 
@@ -66,12 +76,16 @@ def measure(config: str, sets=(), parts=("init", "train", "eval")):
   build_s = time.perf_counter() - t0
   c, rc = algo.config, cfg["run"]
   # As train.py: C physics runs on one host device (its callback takes the whole batch on device 0).
-  mesh = sharding.data_mesh(c.num_envs, jax.devices()[:1]) if train.physics_impl(env) == "c" else \
-      sharding.data_mesh(c.num_envs)
+  mesh = (
+    sharding.data_mesh(c.num_envs, jax.devices()[:1])
+    if train.physics_impl(env) == "c"
+    else sharding.data_mesh(c.num_envs)
+  )
   key = jax.random.PRNGKey(0)
   rows = [{"function": "build", "total_s": round(build_s, 2)}]
-  row, init_c = time_function("init", algo.init, key,
-                              out_shardings=sharding.train_state_shardings(algo, mesh))
+  row, init_c = time_function(
+    "init", algo.init, key, out_shardings=sharding.train_state_shardings(algo, mesh)
+  )
   rows.append(row)
   ts = init_c(key)
   first_step_s = None
@@ -96,20 +110,27 @@ def measure(config: str, sets=(), parts=("init", "train", "eval")):
     t = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(len(eval_parts)) as pool:
       futs = {n: pool.submit(time_function, n, f, ts.params, ts.obs_norm, key) for n, f in eval_parts.items()}
-      for n, f in futs.items():
+      for f in futs.values():
         rows.append(f.result()[0])
     rows.append({"function": "evaluate_parts_in_parallel", "total_s": round(time.perf_counter() - t, 2)})
-  return {"config": config, "devices": [str(d) for d in jax.devices()], "rows": rows,
-          "to_first_chunk_end_s": first_step_s}
+  return {
+    "config": config,
+    "devices": [str(d) for d in jax.devices()],
+    "rows": rows,
+    "to_first_chunk_end_s": first_step_s,
+  }
 
 
 def main(argv=None):
   p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   p.add_argument("--config", default=train.DEFAULT_CONFIG)
   p.add_argument("--set", action="append", default=[])
-  p.add_argument("--parts", default="init,train,eval,eval_parts",
-                 help="init, train, eval (evaluate as one function), eval_parts (its parts compiled in "
-                      "parallel, as train.py does, where an algorithm has several)")
+  p.add_argument(
+    "--parts",
+    default="init,train,eval,eval_parts",
+    help="init, train, eval (evaluate as one function), eval_parts (its parts compiled in "
+    "parallel, as train.py does, where an algorithm has several)",
+  )
   p.add_argument("--cache", help="persistent compilation cache directory (default: off, a cold compile)")
   p.add_argument("--json", help="write the result here")
   a = p.parse_args(argv)

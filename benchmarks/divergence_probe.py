@@ -9,15 +9,17 @@ of freedom that exceeded the guard first (the block's rotation, in every case me
     python benchmarks/divergence_probe.py --variant 'impratio1:{"impratio": 1.0}' \\
         --variant 'impratio3:{"impratio": 3.0}' --seeds 0 1 2
 
-Figures and the grasp-hold trade-off: BENCHMARKS.md, "Asymmetric self-play fidelity (issue 13)".
+Figures: BENCHMARKS.md, "An hour with and without ABC" and "Solver iterations against the pinch
+divergences"; the grasp-hold trade-off: benchmarks/results/selfplay/NOTES.md, "The divergence probe".
 """
 
 from __future__ import annotations
 
+import mjx_envs
+
 import argparse
 import json
 
-import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -25,8 +27,15 @@ import numpy as np
 
 def probe(overrides, seed: int, batch: int, steps: int):
   """-> (episodes diverged, [nv] count of the dof that first exceeded the guard, the dofs' joint names)."""
-  env = mjx_envs.make("BlocksPush", num_objects=1, action_bins=11, terminate_on_success=False,
-                      terminate_on_fall=False, table_portion=0.4, **overrides)
+  env = mjx_envs.make(
+    "BlocksPush",
+    num_objects=1,
+    action_bins=11,
+    terminate_on_success=False,
+    terminate_on_fall=False,
+    table_portion=0.4,
+    **overrides,
+  )
 
   def run(key):
     state = jax.vmap(env.reset)(jax.random.split(key, batch))
@@ -50,8 +59,13 @@ def probe(overrides, seed: int, batch: int, steps: int):
 
 def main():
   p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  p.add_argument("--variant", action="append", required=True, metavar="NAME:JSON",
-                 help="a name and the env config overrides, e.g. 'new:{}'; repeat to compare")
+  p.add_argument(
+    "--variant",
+    action="append",
+    required=True,
+    metavar="NAME:JSON",
+    help="a name and the env config overrides, e.g. 'new:{}'; repeat to compare",
+  )
   p.add_argument("--seeds", type=int, nargs="+", default=[0])
   p.add_argument("--batch", type=int, default=256)
   p.add_argument("--steps", type=int, default=150)

@@ -53,6 +53,10 @@ registered Blocks name with `-K` for K objects (e.g. BlocksPush-2, BlocksStack-3
 
 from __future__ import annotations
 
+import mjx_envs
+from mjx_envs import cphysics
+from mjx_envs.metaworld.multitask import MT10_TASKS
+
 import argparse
 import datetime
 import json
@@ -63,30 +67,26 @@ import re
 import sys
 import time
 
-import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts (scan stall at >= 512 envs)
 import jax
 import jax.numpy as jnp
 import mujoco
 import numpy as np
 
-from mjx_envs import cphysics
-from mjx_envs.metaworld.multitask import MT10_TASKS
-
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Benchmark name -> (registered env, config overrides).
 PRESETS = {
-    "BlocksPush-1": ("BlocksPush", {"num_objects": 1}),
-    "BlocksPush-4": ("BlocksPush", {"num_objects": 4}),
-    "BlocksStack-2": ("BlocksStack", {"num_objects": 2}),
-    "FetchReach": ("FetchReach", {}),
-    "FetchPush": ("FetchPush", {}),
-    "FetchPickAndPlace": ("FetchPickAndPlace", {}),
-    "FetchSlide": ("FetchSlide", {}),
-    "HideAndSeekQuadrant": ("HideAndSeekQuadrant", {}),
-    "HideAndSeek": ("HideAndSeek", {}),
-    **{f"metaworld/{t}": (f"metaworld/{t}", {}) for t in MT10_TASKS},
-    "MT10": ("MT10", {}),
+  "BlocksPush-1": ("BlocksPush", {"num_objects": 1}),
+  "BlocksPush-4": ("BlocksPush", {"num_objects": 4}),
+  "BlocksStack-2": ("BlocksStack", {"num_objects": 2}),
+  "FetchReach": ("FetchReach", {}),
+  "FetchPush": ("FetchPush", {}),
+  "FetchPickAndPlace": ("FetchPickAndPlace", {}),
+  "FetchSlide": ("FetchSlide", {}),
+  "HideAndSeekQuadrant": ("HideAndSeekQuadrant", {}),
+  "HideAndSeek": ("HideAndSeek", {}),
+  **{f"metaworld/{t}": (f"metaworld/{t}", {}) for t in MT10_TASKS},
+  "MT10": ("MT10", {}),
 }
 DEFAULT_ENVS = list(PRESETS)
 QUICK_ENVS = ["BlocksPush-1", "FetchPush"]
@@ -110,10 +110,17 @@ def resolve(name: str):
 
 def device_info() -> dict:
   dev = jax.devices()[0]
-  info = {"device": str(dev), "platform": dev.platform, "device_kind": getattr(dev, "device_kind", ""),
-          "jax": jax.__version__, "mujoco": mujoco.__version__, "python": platform.python_version(),
-          "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
-          "xla_flags": os.environ.get("XLA_FLAGS", "")}
+  info = {
+    "device": str(dev),
+    "platform": dev.platform,
+    "device_kind": getattr(dev, "device_kind", ""),
+    "jax": jax.__version__,
+    "mujoco": mujoco.__version__,
+    "python": platform.python_version(),
+    "cpu_model": cpu_model(),
+    "cpu_count": os.cpu_count(),
+    "xla_flags": os.environ.get("XLA_FLAGS", ""),
+  }
   if dev.platform == "gpu":
     info["gpu_name"] = getattr(dev, "device_kind", "")
   return info
@@ -142,14 +149,20 @@ def model_config(env) -> dict:
   m = env.mj_model
   cfg = getattr(env, "config", {})
   return {
-      "sim_dt": float(m.opt.timestep), "n_substeps": int(env.n_substeps), "control_dt": float(env.dt),
-      "iterations": int(m.opt.iterations), "ls_iterations": int(m.opt.ls_iterations),
-      "solver": mujoco.mjtSolver(m.opt.solver).name.replace("mjSOL_", ""),
-      "integrator": mujoco.mjtIntegrator(m.opt.integrator).name.replace("mjINT_", ""),
-      "cone": mujoco.mjtCone(m.opt.cone).name.replace("mjCONE_", ""),
-      "nq": int(m.nq), "nv": int(m.nv), "nu": int(m.nu), "ngeom": int(m.ngeom),
-      "num_objects": int(getattr(env, "num_objects", cfg.get("num_objects", 1 if "obj_range" in cfg else 0))),
-      "action_size": int(env.action_size),
+    "sim_dt": float(m.opt.timestep),
+    "n_substeps": int(env.n_substeps),
+    "control_dt": float(env.dt),
+    "iterations": int(m.opt.iterations),
+    "ls_iterations": int(m.opt.ls_iterations),
+    "solver": mujoco.mjtSolver(m.opt.solver).name.replace("mjSOL_", ""),
+    "integrator": mujoco.mjtIntegrator(m.opt.integrator).name.replace("mjINT_", ""),
+    "cone": mujoco.mjtCone(m.opt.cone).name.replace("mjCONE_", ""),
+    "nq": int(m.nq),
+    "nv": int(m.nv),
+    "nu": int(m.nu),
+    "ngeom": int(m.ngeom),
+    "num_objects": int(getattr(env, "num_objects", cfg.get("num_objects", 1 if "obj_range" in cfg else 0))),
+    "action_size": int(env.action_size),
   }
 
 
@@ -183,7 +196,8 @@ def tile_batch(pool, batch: int, devices=None):
   # stay unbatched under vmap (leading size 1) and are shared by every env as they are.
   state = jax.tree.map(lambda x: x[idx] if x.ndim and x.shape[0] == RESET_POOL else x, pool)
   if devices is not None and len(devices) > 1:
-    from agents import sharding  # pylint: disable=import-outside-toplevel
+    from agents.common import sharding  # pylint: disable=import-outside-toplevel
+
     mesh = sharding.data_mesh(batch, devices)
     split = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("data"))
     state = jax.device_put(state, jax.tree.map(lambda x: split if x.size else None, state))
@@ -200,8 +214,11 @@ def make_rollout(env, batch: int, num_steps: int, actions: str):
       if multi_agent:
         a = jax.vmap(env.random_action)(jax.random.split(k, batch))
         if actions == "zero":
-          a = {"move": jnp.full_like(a["move"], 5), "grab": jnp.zeros_like(a["grab"]),
-               "lock": jnp.zeros_like(a["lock"])}
+          a = {
+            "move": jnp.full_like(a["move"], 5),
+            "grab": jnp.zeros_like(a["grab"]),
+            "lock": jnp.zeros_like(a["lock"]),
+          }
       elif actions == "zero":
         a = jnp.zeros((batch, size))
       else:
@@ -225,13 +242,22 @@ def xla_stats(compiled, batch: int | None = None) -> dict:
   except Exception:  # pylint: disable=broad-except  (not every backend implements it)
     mem = None
   if mem is not None:
-    for k in ("argument_size_in_bytes", "output_size_in_bytes", "temp_size_in_bytes", "alias_size_in_bytes",
-              "generated_code_size_in_bytes"):
+    for k in (
+      "argument_size_in_bytes",
+      "output_size_in_bytes",
+      "temp_size_in_bytes",
+      "alias_size_in_bytes",
+      "generated_code_size_in_bytes",
+    ):
       if hasattr(mem, k):
         out[k] = int(getattr(mem, k))
     if batch and "argument_size_in_bytes" in out:
-      total = (out["argument_size_in_bytes"] + out["output_size_in_bytes"] + out.get("temp_size_in_bytes", 0)
-               - out.get("alias_size_in_bytes", 0))
+      total = (
+        out["argument_size_in_bytes"]
+        + out["output_size_in_bytes"]
+        + out.get("temp_size_in_bytes", 0)
+        - out.get("alias_size_in_bytes", 0)
+      )
       out["bytes_per_env"] = total / batch
   try:
     cost = compiled.cost_analysis()
@@ -246,8 +272,17 @@ def xla_stats(compiled, batch: int | None = None) -> dict:
   return out
 
 
-def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheHits, repeats: int = 3,
-              max_seconds: float = 10.0, devices=None) -> dict:
+def bench_mjx(
+  env,
+  pool,
+  batch: int,
+  num_steps: int,
+  actions: str,
+  cache: CacheHits,
+  repeats: int = 3,
+  max_seconds: float = 10.0,
+  devices=None,
+) -> dict:
   """Compiles, warms up and times `num_steps` control steps of `batch` envs (see the module docstring),
   split over `devices` (default: one device). The result includes `xla_stats` of the compiled scan."""
   if devices is not None and getattr(env, "impl", None) == "c":
@@ -255,7 +290,8 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
     # and at drawer-open batch 1,024 one such run deadlocked in XLA's cross-device all-reduce).
     devices = None
   if devices is not None:
-    from agents import sharding  # pylint: disable=import-outside-toplevel
+    from agents.common import sharding  # pylint: disable=import-outside-toplevel
+
     devices = sharding.usable_devices(batch, devices, nv=env.mj_model.nv)
   state = tile_batch(pool, batch, devices)
   fn = make_rollout(env, batch, num_steps, actions)
@@ -281,10 +317,20 @@ def bench_mjx(env, pool, batch: int, num_steps: int, actions: str, cache: CacheH
   run_s = float(np.median(times))
   diverged = float(jnp.mean(out.info["diverged"])) if "diverged" in out.info else float("nan")
   steps = batch * num_steps
-  return {"batch": batch, "devices": len(devices) if devices else 1, "steps": num_steps,
-          "compile_s": compile_s, "cache_hit": cache_hit,
-          "warmup_s": warmup_s, "run_s": run_s, "run_times_s": times, "mjx_steps_per_s": steps / run_s,
-          "mjx_substeps_per_s": steps * env.n_substeps / run_s, "diverged_frac": diverged, "xla": xla}
+  return {
+    "batch": batch,
+    "devices": len(devices) if devices else 1,
+    "steps": num_steps,
+    "compile_s": compile_s,
+    "cache_hit": cache_hit,
+    "warmup_s": warmup_s,
+    "run_s": run_s,
+    "run_times_s": times,
+    "mjx_steps_per_s": steps / run_s,
+    "mjx_substeps_per_s": steps * env.n_substeps / run_s,
+    "diverged_frac": diverged,
+    "xla": xla,
+  }
 
 
 # ------------------------------------------------------------------------------------------ C MuJoCo
@@ -292,6 +338,7 @@ def c_target_clip(env, family: str):
   """A numpy function clipping the gripper's mocap target as the env does."""
   if family == "fetch":
     from mjx_envs.fetch.env import REACH_RADIUS  # pylint: disable=import-outside-toplevel
+
     c = np.asarray(env.reach_centre, np.float64)
     low = np.array([env.reach_x_min, -np.inf, env.reach_z_min])
 
@@ -299,8 +346,10 @@ def c_target_clip(env, family: str):
       target = np.maximum(target, low)
       r = np.linalg.norm(target - c)
       return c + (target - c) * min(1.0, REACH_RADIUS / max(r, 1e-6))
+
     return clip
   from mjx_envs.blocks.scene import TABLE_HALF, TABLE_POS, TABLE_Z  # pylint: disable=import-outside-toplevel
+
   lo = np.array([TABLE_POS[0] - TABLE_HALF[0], TABLE_POS[1] - TABLE_HALF[1], TABLE_Z + 0.003])
   hi = np.array([TABLE_POS[0] + TABLE_HALF[0], TABLE_POS[1] + TABLE_HALF[1], TABLE_Z + 0.4])
   return lambda target: np.clip(target, lo, hi)
@@ -310,8 +359,10 @@ def bench_c_hide_and_seek(env, pool, actions: str, seconds: float, seed: int = 0
   """Single-thread C MuJoCo on the same model as the first reset world (its walls, box sizes, joint
   ranges written into a copy of env.mj_model): random movement bins each control step, then
   `n_substeps` mj_step. Physics only: the env's rays (sight, lidar), grab and lock are not in it."""
-  import copy  # pylint: disable=import-outside-toplevel
   from mjx_envs.hide_and_seek.env import bins_to_ctrl  # pylint: disable=import-outside-toplevel
+
+  import copy  # pylint: disable=import-outside-toplevel
+
   info = jax.tree.map(lambda x: np.asarray(x[0]), pool.info)
   mx = env.world_model(jax.tree.map(jnp.asarray, info))
   m = copy.deepcopy(env.mj_model)
@@ -333,8 +384,12 @@ def bench_c_hide_and_seek(env, pool, actions: str, seconds: float, seed: int = 0
         mujoco.mj_step(m, d)
     t_run += time.perf_counter() - t0
     total += chunk
-  return {"c_steps": total, "c_run_s": t_run, "c_steps_per_s": total / t_run,
-          "c_substeps_per_s": total * env.n_substeps / t_run}
+  return {
+    "c_steps": total,
+    "c_run_s": t_run,
+    "c_steps_per_s": total / t_run,
+    "c_substeps_per_s": total * env.n_substeps / t_run,
+  }
 
 
 def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0) -> dict:
@@ -359,19 +414,23 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
   clip = c_target_clip(env, family)
   interp = family == "fetch"
   locked = family == "fetch" and getattr(env, "block_gripper", False)
-  from mjx_envs.gripper import MAX_OPENING  # pylint: disable=import-outside-toplevel
   from mjx_envs.fetch.env import FINGER_CTRL_MAX  # pylint: disable=import-outside-toplevel
+  from mjx_envs.gripper import MAX_OPENING  # pylint: disable=import-outside-toplevel
+
   rng = np.random.default_rng(seed)
   chunk = 50
   n_sub = env.n_substeps
   fracs = np.arange(1, n_sub + 1) / n_sub
   total, t_run = 0, 0.0
   while t_run < seconds:
-    acts = (rng.uniform(-1.0, 1.0, (chunk, env.action_size)) if actions == "random"
-            else np.zeros((chunk, env.action_size)))
+    acts = (
+      rng.uniform(-1.0, 1.0, (chunk, env.action_size))
+      if actions == "random"
+      else np.zeros((chunk, env.action_size))
+    )
     t0 = time.perf_counter()
     for a in acts:
-      tcp = d.qpos[g.free_qpos:g.free_qpos + 3]
+      tcp = d.qpos[g.free_qpos : g.free_qpos + 3]
       target = clip(tcp + 0.05 * a[:3])
       if family == "fetch":  # the reference's effort-like fingers: servo target = position + a[3]
         fq = d.qpos[list(g.finger_qpos)]
@@ -394,8 +453,12 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
       for field in ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat"):
         getattr(d, field)[:] = getattr(first, field)
       mujoco.mj_forward(m, d)
-  return {"c_steps": total, "c_run_s": t_run, "c_steps_per_s": total / t_run,
-          "c_substeps_per_s": total * n_sub / t_run}
+  return {
+    "c_steps": total,
+    "c_run_s": t_run,
+    "c_steps_per_s": total / t_run,
+    "c_substeps_per_s": total * n_sub / t_run,
+  }
 
 
 def bench_c_metaworld(env, pool, actions: str, seconds: float, seed: int = 0) -> dict:
@@ -403,6 +466,7 @@ def bench_c_metaworld(env, pool, actions: str, seconds: float, seed: int = 0) ->
   by a[:3] / 100 (clipped to the task's mocap bounds), the fingers' servo targets are [a3, -a3], then
   `n_substeps` mj_step. Physics only: the observation and reward are not in it."""
   from mjx_envs.metaworld.sawyer import ACTION_SCALE  # pylint: disable=import-outside-toplevel
+
   m = env.mj_model
   first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
   d = mujoco.MjData(m)
@@ -413,7 +477,7 @@ def bench_c_metaworld(env, pool, actions: str, seconds: float, seed: int = 0) ->
   rng = np.random.default_rng(seed)
   chunk, total, t_run = 50, 0, 0.0
   while t_run < seconds:
-    acts = (rng.uniform(-1.0, 1.0, (chunk, 4)) if actions == "random" else np.zeros((chunk, 4)))
+    acts = rng.uniform(-1.0, 1.0, (chunk, 4)) if actions == "random" else np.zeros((chunk, 4))
     t0 = time.perf_counter()
     for a in acts:
       d.mocap_pos[hand] = np.clip(d.mocap_pos[hand] + a[:3] * ACTION_SCALE, env.mocap_low, env.mocap_high)
@@ -422,8 +486,12 @@ def bench_c_metaworld(env, pool, actions: str, seconds: float, seed: int = 0) ->
         mujoco.mj_step(m, d)
     t_run += time.perf_counter() - t0
     total += chunk
-  return {"c_steps": total, "c_run_s": t_run, "c_steps_per_s": total / t_run,
-          "c_substeps_per_s": total * env.n_substeps / t_run}
+  return {
+    "c_steps": total,
+    "c_run_s": t_run,
+    "c_steps_per_s": total / t_run,
+    "c_substeps_per_s": total * env.n_substeps / t_run,
+  }
 
 
 def bench_c_multitask(env, actions: str, seconds: float, pools=None) -> dict:
@@ -434,11 +502,17 @@ def bench_c_multitask(env, actions: str, seconds: float, pools=None) -> dict:
   rows = [bench_c_metaworld(t, p, actions, seconds / env.num_tasks) for t, p in zip(env.tasks, pools)]
   steps, secs = sum(r["c_steps"] for r in rows), sum(r["c_run_s"] for r in rows)
   n_sub = env.tasks[0].n_substeps
-  return {"c_steps": steps, "c_run_s": secs, "c_steps_per_s": steps / secs, "c_substeps_per_s": steps * n_sub / secs}
+  return {
+    "c_steps": steps,
+    "c_run_s": secs,
+    "c_steps_per_s": steps / secs,
+    "c_substeps_per_s": steps * n_sub / secs,
+  }
 
 
-def bench_multitask(env, batch: int, num_steps: int, actions: str, cache: CacheHits, repeats: int = 3,
-                    max_seconds: float = 10.0) -> dict:
+def bench_multitask(
+  env, batch: int, num_steps: int, actions: str, cache: CacheHits, repeats: int = 3, max_seconds: float = 10.0
+) -> dict:
   """`bench_mjx` for a multi-task env (MT10): `batch` worlds, batch / num_tasks per task, all tasks in one
   compiled step (each task's vmapped batch on its own model), one device."""
   n = batch // env.num_tasks
@@ -448,9 +522,13 @@ def bench_multitask(env, batch: int, num_steps: int, actions: str, cache: CacheH
   @jax.jit
   def rollout(state, key):
     def body(s, k):
-      a = (jax.random.uniform(k, (mt.num_envs, mt.action_size), minval=-1.0, maxval=1.0)
-           if actions == "random" else jnp.zeros((mt.num_envs, mt.action_size)))
+      a = (
+        jax.random.uniform(k, (mt.num_envs, mt.action_size), minval=-1.0, maxval=1.0)
+        if actions == "random"
+        else jnp.zeros((mt.num_envs, mt.action_size))
+      )
       return mt.step(s, a), None
+
     return jax.lax.scan(body, state, jax.random.split(key, num_steps))[0]
 
   key = jax.random.PRNGKey(batch)
@@ -470,11 +548,20 @@ def bench_multitask(env, batch: int, num_steps: int, actions: str, cache: CacheH
       break
   run_s = float(np.median(times))
   steps = mt.num_envs * num_steps
-  return {"batch": mt.num_envs, "devices": 1, "steps": num_steps, "compile_s": compile_s,
-          "cache_hit": (cache.hits > hits0) if cache.available else None, "warmup_s": warmup_s,
-          "run_s": run_s, "run_times_s": times, "mjx_steps_per_s": steps / run_s,
-          "mjx_substeps_per_s": steps * env.tasks[0].n_substeps / run_s,
-          "diverged_frac": float(jnp.mean(out.info["diverged"])), "xla": {}}
+  return {
+    "batch": mt.num_envs,
+    "devices": 1,
+    "steps": num_steps,
+    "compile_s": compile_s,
+    "cache_hit": (cache.hits > hits0) if cache.available else None,
+    "warmup_s": warmup_s,
+    "run_s": run_s,
+    "run_times_s": times,
+    "mjx_steps_per_s": steps / run_s,
+    "mjx_substeps_per_s": steps * env.tasks[0].n_substeps / run_s,
+    "diverged_frac": float(jnp.mean(out.info["diverged"])),
+    "xla": {},
+  }
 
 
 # ------------------------------------------------------------------------------------------ C ceiling
@@ -514,6 +601,7 @@ class CeilingGroup:
 
   def __init__(self, env, family: str, pool, n: int, threads: int):
     import copy  # pylint: disable=import-outside-toplevel
+
     self.env, self.family, self.n = env, family, n
     m = self.m = env.mj_model
     self.nsub = int(env.n_substeps)
@@ -525,8 +613,9 @@ class CeilingGroup:
     self.fields = {}
     if family == "hide_and_seek":
       fields = jax.jit(jax.vmap(env.world_fields))(pool.info)
-      self.fields = {k: np.asarray(v, np.float64)[idx].reshape((n,) + getattr(m, k).shape)
-                     for k, v in fields.items()}
+      self.fields = {
+        k: np.asarray(v, np.float64)[idx].reshape((n,) + getattr(m, k).shape) for k, v in fields.items()
+      }
     self.workers = []
     for _ in range(max(1, min(threads, n))):
       wm = copy.copy(m) if self.fields else m  # per-world model fields: a model copy per thread
@@ -534,9 +623,11 @@ class CeilingGroup:
     self.path = None  # [nsub, n, 3] mocap path of the current control step (interpolating families)
     if family == "fetch":
       from mjx_envs.fetch.env import FINGER_CTRL_MAX, REACH_RADIUS  # pylint: disable=import-outside-toplevel
+
       self.finger_max, self.reach_radius = FINGER_CTRL_MAX, REACH_RADIUS
     elif family == "blocks":
       from mjx_envs.blocks.scene import TABLE_HALF, TABLE_POS, TABLE_Z  # pylint: disable=import-outside-toplevel
+
       self.lo = np.array([TABLE_POS[0] - TABLE_HALF[0], TABLE_POS[1] - TABLE_HALF[1], TABLE_Z + 0.003])
       self.hi = np.array([TABLE_POS[0] + TABLE_HALF[0], TABLE_POS[1] + TABLE_HALF[1], TABLE_Z + 0.4])
 
@@ -544,11 +635,12 @@ class CeilingGroup:
     """One control step's actions [n, action_size] (hide-and-seek: the motor ctrl of random bins)."""
     if self.family == "hide_and_seek":
       from mjx_envs.hide_and_seek.env import bins_to_ctrl  # pylint: disable=import-outside-toplevel
+
       k = self.m.nu
       bins = rng.integers(0, 11, (self.n, k)) if actions == "random" else np.full((self.n, k), 5)
       return np.asarray(bins_to_ctrl(bins), np.float64)
     size = self.env.action_size
-    return (rng.uniform(-1.0, 1.0, (self.n, size)) if actions == "random" else np.zeros((self.n, size)))
+    return rng.uniform(-1.0, 1.0, (self.n, size)) if actions == "random" else np.zeros((self.n, size))
 
   def write_inputs(self, a: np.ndarray):
     """The env's inputs of action `a` into the states (and the mocap path), vectorised over the worlds."""
@@ -559,6 +651,7 @@ class CeilingGroup:
     mpos = st[:, self.sl_mpos].reshape(self.n, -1, 3)
     if fam == "metaworld":
       from mjx_envs.metaworld.sawyer import ACTION_SCALE  # pylint: disable=import-outside-toplevel
+
       h = self.env.ids.hand_mocap
       mpos[:, h] = np.clip(mpos[:, h] + a[:, :3] * ACTION_SCALE, self.env.mocap_low, self.env.mocap_high)
       st[:, self.sl_mpos] = mpos.reshape(self.n, -1)
@@ -566,7 +659,7 @@ class CeilingGroup:
       return
     g, env = self.env.gripper, self.env
     qpos = st[:, self.sl_qpos]
-    tcp = qpos[:, g.free_qpos:g.free_qpos + 3]
+    tcp = qpos[:, g.free_qpos : g.free_qpos + 3]
     target = tcp + 0.05 * a[:, :3]
     if fam == "fetch":
       c = np.asarray(env.reach_centre, np.float64)
@@ -579,6 +672,7 @@ class CeilingGroup:
         st[:, self.sl_ctrl] = np.clip(qpos[:, list(g.finger_qpos)] + a[:, -1:], 0.0, self.finger_max)
     else:
       from mjx_envs.gripper import MAX_OPENING  # pylint: disable=import-outside-toplevel
+
       target = np.clip(target, self.lo, self.hi)
       st[:, self.sl_ctrl] = ((a[:, -1] + 1.0) * 0.5 * MAX_OPENING)[:, None]
     p0 = mpos[:, g.mocap]
@@ -611,8 +705,11 @@ class CeilingGroup:
       self.chunk(0, 0, self.n)
       return
     bounds = np.linspace(0, self.n, chunks + 1).astype(int)
-    jobs = [executor.submit(self.chunk, j, lo, hi) for j, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))
-            if hi > lo]
+    jobs = [
+      executor.submit(self.chunk, j, lo, hi)
+      for j, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:]))
+      if hi > lo
+    ]
     for job in jobs:
       job.result()
 
@@ -622,6 +719,7 @@ def bench_c_ceiling(groups, threads: int, actions: str, seconds: float, seed: in
   group in turn (MT10: one group per task, each its own model), repeated for `seconds` after one untimed
   step; the random actions are drawn outside the timed part. Control steps of all worlds per second."""
   from concurrent import futures  # pylint: disable=import-outside-toplevel
+
   rng = np.random.default_rng(seed)
   executor = futures.ThreadPoolExecutor(threads) if threads > 1 else None
   n = sum(g.n for g in groups)
@@ -640,8 +738,14 @@ def bench_c_ceiling(groups, threads: int, actions: str, seconds: float, seed: in
     if executor is not None:
       executor.shutdown()
   n_sub = groups[0].nsub
-  return {"batch": n, "threads": threads, "ctrl_steps": total, "run_s": t_run,
-          "steps_per_s": n * total / t_run, "substeps_per_s": n * total * n_sub / t_run}
+  return {
+    "batch": n,
+    "threads": threads,
+    "ctrl_steps": total,
+    "run_s": t_run,
+    "steps_per_s": n * total / t_run,
+    "substeps_per_s": n * total * n_sub / t_run,
+  }
 
 
 # ------------------------------------------------------------------------------------------ main
@@ -692,12 +796,15 @@ def comparison_rows(results, ceilings, impls, batch_sizes, envs) -> list:
     ref = ceilings.get(name, {})
     for b in batch_sizes:
       per = {r["impl"]: r for r in results if r["env"] == name and r["requested_batch"] == b}
-      row = {"env": name, "requested_batch": b,
-             "batch": next((r["batch"] for r in per.values() if "batch" in r), b),
-             "impls": {i: per.get(i) for i in impls},
-             "c_1thread_steps_per_s": ref.get("c_1thread", {}).get("c_steps_per_s"),
-             "ceiling_threads": ref.get("threads"),
-             "c_ceiling_steps_per_s": ref.get("by_batch", {}).get(b, {}).get("steps_per_s")}
+      row = {
+        "env": name,
+        "requested_batch": b,
+        "batch": next((r["batch"] for r in per.values() if "batch" in r), b),
+        "impls": {i: per.get(i) for i in impls},
+        "c_1thread_steps_per_s": ref.get("c_1thread", {}).get("c_steps_per_s"),
+        "ceiling_threads": ref.get("threads"),
+        "c_ceiling_steps_per_s": ref.get("by_batch", {}).get(b, {}).get("steps_per_s"),
+      }
       rate = {i: r.get("mjx_steps_per_s") for i, r in per.items() if r and not r.get("skipped")}
       if rate.get("c") and rate.get("jax"):
         row["ratio_c_over_jax"] = rate["c"] / rate["jax"]
@@ -711,9 +818,15 @@ def markdown_table(table, impls) -> str:
   """The comparison table (`comparison_rows`), and a note per skipped config."""
   threads = next((r["ceiling_threads"] for r in table if r.get("ceiling_threads")), None)
   both = "c" in impls and "jax" in impls
-  head = (["env", "batch"] + [f"{i} ctrl steps/s" for i in impls] + (["c / jax"] if both else [])
-          + ["C ceiling 1 thread", f"C ceiling {threads or 'N'} threads"] + (["c / ceiling"] if "c" in impls else [])
-          + [f"compile s {i}" for i in impls] + ["scan steps " + "/".join(impls)])
+  head = (
+    ["env", "batch"]
+    + [f"{i} ctrl steps/s" for i in impls]
+    + (["c / jax"] if both else [])
+    + ["C ceiling 1 thread", f"C ceiling {threads or 'N'} threads"]
+    + (["c / ceiling"] if "c" in impls else [])
+    + [f"compile s {i}" for i in impls]
+    + ["scan steps " + "/".join(impls)]
+  )
   rows = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
   notes = []
   for r in table:
@@ -746,65 +859,126 @@ def markdown_table(table, impls) -> str:
 
 
 def config_table(configs) -> str:
-  rows = ["| env | sim_dt (s) | n_substeps | control dt (s) | solver | iterations | ls_iterations | "
-          "integrator | cone | nv | ngeom |",
-          "|---|---:|---:|---:|---|---:|---:|---|---|---:|---:|"]
+  rows = [
+    "| env | sim_dt (s) | n_substeps | control dt (s) | solver | iterations | ls_iterations | "
+    "integrator | cone | nv | ngeom |",
+    "|---|---:|---:|---:|---|---:|---:|---|---|---:|---:|",
+  ]
   for name, c in configs.items():
-    rows.append(f"| {name} | {c['sim_dt']:g} | {c['n_substeps']} | {c['control_dt']:g} | {c['solver']} | "
-                f"{c['iterations']} | {c['ls_iterations']} | {c['integrator']} | {c['cone']} | {c['nv']} | "
-                f"{c['ngeom']} |")
+    rows.append(
+      f"| {name} | {c['sim_dt']:g} | {c['n_substeps']} | {c['control_dt']:g} | {c['solver']} | "
+      f"{c['iterations']} | {c['ls_iterations']} | {c['integrator']} | {c['cone']} | {c['nv']} | "
+      f"{c['ngeom']} |"
+    )
   return "\n".join(rows)
 
 
 def parse_args(argv=None):
   p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   p.add_argument("--envs", default=None, help=f"comma-separated (default: {','.join(DEFAULT_ENVS)})")
-  p.add_argument("--impls", default=None,
-                 help=f"comma-separated physics impls, measured side by side, in this column order (default: "
-                      f"{','.join(DEFAULT_IMPLS)}; with --quick: c)")
-  p.add_argument("--batch-sizes", default=None,
-                 help=f"comma-separated (default: {','.join(map(str, DEFAULT_BATCH_SIZES))})")
-  p.add_argument("--steps", default=None,
-                 help="control steps per timed scan: N for every impl or e.g. c=400,jax=50 (default "
-                      + ",".join(f"{k}={v}" for k, v in DEFAULT_STEPS.items()) + "; --quick: 20)")
+  p.add_argument(
+    "--impls",
+    default=None,
+    help=f"comma-separated physics impls, measured side by side, in this column order (default: "
+    f"{','.join(DEFAULT_IMPLS)}; with --quick: c)",
+  )
+  p.add_argument(
+    "--batch-sizes",
+    default=None,
+    help=f"comma-separated (default: {','.join(map(str, DEFAULT_BATCH_SIZES))})",
+  )
+  p.add_argument(
+    "--steps",
+    default=None,
+    help="control steps per timed scan: N for every impl or e.g. c=400,jax=50 (default "
+    + ",".join(f"{k}={v}" for k, v in DEFAULT_STEPS.items())
+    + "; --quick: 20)",
+  )
   p.add_argument("--min-steps", type=int, default=2, help="fewest scan steps a capped config may use")
-  p.add_argument("--max-call-seconds", type=float, default=10.0,
-                 help="cap on one timed call; big batches use fewer scan steps to stay under it")
-  p.add_argument("--skip-seconds", type=float, default=60.0,
-                 help="skip a config whose call is predicted to take longer than this at --min-steps")
-  p.add_argument("--prior-rate", default=None,
-                 help="assumed ctrl steps/s for sizing an env's first batch size (before a measurement): a "
-                      "number for every impl or e.g. c=5000,jax=1000 (default "
-                      + ",".join(f"{k}={v:g}" for k, v in DEFAULT_PRIOR_RATE.items()) + ")")
-  p.add_argument("--repeats", type=int, default=3,
-                 help="timed calls per config (median reported), fewer if over --max-call-seconds")
+  p.add_argument(
+    "--max-call-seconds",
+    type=float,
+    default=10.0,
+    help="cap on one timed call; big batches use fewer scan steps to stay under it",
+  )
+  p.add_argument(
+    "--skip-seconds",
+    type=float,
+    default=60.0,
+    help="skip a config whose call is predicted to take longer than this at --min-steps",
+  )
+  p.add_argument(
+    "--prior-rate",
+    default=None,
+    help="assumed ctrl steps/s for sizing an env's first batch size (before a measurement): a "
+    "number for every impl or e.g. c=5000,jax=1000 (default "
+    + ",".join(f"{k}={v:g}" for k, v in DEFAULT_PRIOR_RATE.items())
+    + ")",
+  )
+  p.add_argument(
+    "--repeats",
+    type=int,
+    default=3,
+    help="timed calls per config (median reported), fewer if over --max-call-seconds",
+  )
   p.add_argument("--actions", choices=("random", "zero"), default="random")
-  p.add_argument("--c-seconds", type=float, default=2.0,
-                 help="seconds of C MuJoCo timing per env (1-thread baseline) and per ceiling batch size")
+  p.add_argument(
+    "--c-seconds",
+    type=float,
+    default=2.0,
+    help="seconds of C MuJoCo timing per env (1-thread baseline) and per ceiling batch size",
+  )
   p.add_argument("--no-c", action="store_true", help="skip the C MuJoCo baseline and ceiling")
-  p.add_argument("--ceiling-batch-sizes", default=None,
-                 help="batch sizes (of --batch-sizes) at which to time the threaded C ceiling, or 'all' "
-                      f"(default: {','.join(map(str, DEFAULT_CEILING_BATCH_SIZES))})")
-  p.add_argument("--ceiling-threads", type=int, default=0,
-                 help="threads of the C ceiling (default 0: the C backend's, cphysics.default_threads())")
-  p.add_argument("--mt10-jax", action="store_true",
-                 help="also compile MT10 under impl=jax on a CPU (skipped by default: over 40 minutes)")
-  p.add_argument("--quick", action="store_true",
-                 help=f"fast subset: envs {','.join(QUICK_ENVS)}, batch sizes "
-                      f"{','.join(map(str, QUICK_BATCH_SIZES))}, impls c, 20 steps (explicit flags win)")
-  p.add_argument("--cache-dir", default=os.path.join(REPO, ".jax_cache"),
-                 help="persistent compilation cache ('' disables)")
+  p.add_argument(
+    "--ceiling-batch-sizes",
+    default=None,
+    help="batch sizes (of --batch-sizes) at which to time the threaded C ceiling, or 'all' "
+    f"(default: {','.join(map(str, DEFAULT_CEILING_BATCH_SIZES))})",
+  )
+  p.add_argument(
+    "--ceiling-threads",
+    type=int,
+    default=0,
+    help="threads of the C ceiling (default 0: the C backend's, cphysics.default_threads())",
+  )
+  p.add_argument(
+    "--mt10-jax",
+    action="store_true",
+    help="also compile MT10 under impl=jax on a CPU (skipped by default: over 40 minutes)",
+  )
+  p.add_argument(
+    "--quick",
+    action="store_true",
+    help=f"fast subset: envs {','.join(QUICK_ENVS)}, batch sizes "
+    f"{','.join(map(str, QUICK_BATCH_SIZES))}, impls c, 20 steps (explicit flags win)",
+  )
+  p.add_argument(
+    "--cache-dir", default=os.path.join(REPO, ".jax_cache"), help="persistent compilation cache ('' disables)"
+  )
   p.add_argument("--json", default=None, help="write results to this path")
   p.add_argument("--list", action="store_true", help="list preset env names and exit")
-  p.add_argument("--devices", type=int, default=0,
-                 help="split each batch over N devices (default 0: on CPU one host device per core, on an "
-                      "accelerator all of them; the largest count dividing the batch is used)")
+  p.add_argument(
+    "--devices",
+    type=int,
+    default=0,
+    help="split each batch over N devices (default 0: on CPU one host device per core, on an "
+    "accelerator all of them; the largest count dividing the batch is used)",
+  )
   return p.parse_args(argv)
 
 
 def family_of(reg: str, multi: bool) -> str:
-  return ("fetch" if reg.startswith("Fetch") else "hide_and_seek" if reg.startswith("HideAndSeek")
-          else "metaworld" if reg.startswith("metaworld/") else "multitask" if multi else "blocks")
+  return (
+    "fetch"
+    if reg.startswith("Fetch")
+    else "hide_and_seek"
+    if reg.startswith("HideAndSeek")
+    else "metaworld"
+    if reg.startswith("metaworld/")
+    else "multitask"
+    if multi
+    else "blocks"
+  )
 
 
 def c_references(bname, reg, env, pool, batch_sizes, ceiling_batches, args) -> dict:
@@ -814,21 +988,36 @@ def c_references(bname, reg, env, pool, batch_sizes, ceiling_batches, args) -> d
   family = family_of(reg, multi)
   members = env.tasks if multi else [env]
   pools = [reset_pool(t, seed=0) for t in env.tasks] if multi else [pool]
-  threads = args.ceiling_threads or getattr(members[0].cphysics, "threads", None) or cphysics.default_threads()
-  c1 = (bench_c_multitask(env, args.actions, args.c_seconds, pools) if multi
-        else bench_c(env, family, pool, args.actions, args.c_seconds))
-  print(f"[{bname}] C MuJoCo, 1 thread: {c1['c_steps_per_s']:,.0f} ctrl steps/s "
-        f"({c1['c_substeps_per_s']:,.0f} mj_step/s)", file=sys.stderr, flush=True)
+  threads = (
+    args.ceiling_threads or getattr(members[0].cphysics, "threads", None) or cphysics.default_threads()
+  )
+  c1 = (
+    bench_c_multitask(env, args.actions, args.c_seconds, pools)
+    if multi
+    else bench_c(env, family, pool, args.actions, args.c_seconds)
+  )
+  print(
+    f"[{bname}] C MuJoCo, 1 thread: {c1['c_steps_per_s']:,.0f} ctrl steps/s "
+    f"({c1['c_substeps_per_s']:,.0f} mj_step/s)",
+    file=sys.stderr,
+    flush=True,
+  )
   out = {"c_1thread": c1, "threads": threads, "by_batch": {}}
   for b in batch_sizes:
     if b not in ceiling_batches:
       continue
     n = multitask_batch(b, env.num_tasks) // env.num_tasks if multi else b
-    groups = [CeilingGroup(t, "metaworld" if multi else family, p, n, threads) for t, p in zip(members, pools)]
+    groups = [
+      CeilingGroup(t, "metaworld" if multi else family, p, n, threads) for t, p in zip(members, pools)
+    ]
     r = bench_c_ceiling(groups, threads, args.actions, args.c_seconds)
     out["by_batch"][b] = r
-    print(f"[{bname}] C ceiling B={r['batch']}, {threads} threads: {r['steps_per_s']:,.0f} ctrl steps/s "
-          f"({r['substeps_per_s']:,.0f} mj_step/s)", file=sys.stderr, flush=True)
+    print(
+      f"[{bname}] C ceiling B={r['batch']}, {threads} threads: {r['steps_per_s']:,.0f} ctrl steps/s "
+      f"({r['substeps_per_s']:,.0f} mj_step/s)",
+      file=sys.stderr,
+      flush=True,
+    )
   return out
 
 
@@ -838,34 +1027,48 @@ def main(argv=None):
     for k, (name, over) in PRESETS.items():
       print(f"{k}: make({name!r}, **{over})")
     return 0
-  envs = (args.envs.split(",") if args.envs else (QUICK_ENVS if args.quick else DEFAULT_ENVS))
+  envs = args.envs.split(",") if args.envs else (QUICK_ENVS if args.quick else DEFAULT_ENVS)
   impls = args.impls.split(",") if args.impls else (["c"] if args.quick else DEFAULT_IMPLS)
   bad = [i for i in impls if i not in IMPLS] or ([impls] if len(set(impls)) < len(impls) else [])
   if bad:
     raise SystemExit(f"--impls: {bad} (choose distinct ones of {IMPLS})")
-  batch_sizes = sorted({int(b) for b in args.batch_sizes.split(",")} if args.batch_sizes else
-                       (QUICK_BATCH_SIZES if args.quick else DEFAULT_BATCH_SIZES))
-  ceiling_batches = (set(batch_sizes) if args.ceiling_batch_sizes == "all" else
-                     {int(b) for b in args.ceiling_batch_sizes.split(",")} if args.ceiling_batch_sizes else
-                     set(DEFAULT_CEILING_BATCH_SIZES))
+  batch_sizes = sorted(
+    {int(b) for b in args.batch_sizes.split(",")}
+    if args.batch_sizes
+    else (QUICK_BATCH_SIZES if args.quick else DEFAULT_BATCH_SIZES)
+  )
+  ceiling_batches = (
+    set(batch_sizes)
+    if args.ceiling_batch_sizes == "all"
+    else {int(b) for b in args.ceiling_batch_sizes.split(",")}
+    if args.ceiling_batch_sizes
+    else set(DEFAULT_CEILING_BATCH_SIZES)
+  )
   steps = per_impl(args.steps, impls, {i: 20 for i in IMPLS} if args.quick else DEFAULT_STEPS, int)
   prior = per_impl(args.prior_rate, impls, DEFAULT_PRIOR_RATE)
   if args.cache_dir:
     jax.config.update("jax_compilation_cache_dir", args.cache_dir)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
   cache = CacheHits()
-  from agents import sharding  # pylint: disable=import-outside-toplevel
+  from agents.common import sharding  # pylint: disable=import-outside-toplevel
+
   sharding.set_cpu_devices(args.devices or sharding.usable_cores())  # before the backend starts
-  devices = jax.devices()[:args.devices or None]
+  devices = jax.devices()[: args.devices or None]
 
   dev = device_info()
   on_cpu = dev["platform"] == "cpu"
-  print(f"# device: {dev['device']} | platform: {dev['platform']} | kind: {dev['device_kind']} | "
-        f"CPU: {dev['cpu_model']} x {dev['cpu_count']} cores", flush=True)
+  print(
+    f"# device: {dev['device']} | platform: {dev['platform']} | kind: {dev['device_kind']} | "
+    f"CPU: {dev['cpu_model']} x {dev['cpu_count']} cores",
+    flush=True,
+  )
   print(f"# jax {dev['jax']}, mujoco {dev['mujoco']}, XLA_FLAGS={dev['xla_flags']!r}", flush=True)
-  print(f"# envs {envs}, impls {impls}, batch sizes {batch_sizes}, steps {steps} (capped at "
-        f"{args.max_call_seconds:g} s per call), actions {args.actions}; C ceiling at "
-        f"{sorted(ceiling_batches & set(batch_sizes))}", flush=True)
+  print(
+    f"# envs {envs}, impls {impls}, batch sizes {batch_sizes}, steps {steps} (capped at "
+    f"{args.max_call_seconds:g} s per call), actions {args.actions}; C ceiling at "
+    f"{sorted(ceiling_batches & set(batch_sizes))}",
+    flush=True,
+  )
 
   results, configs, ceilings, t_start = [], {}, {}, time.perf_counter()
   for bname in envs:
@@ -883,8 +1086,11 @@ def main(argv=None):
       multi = hasattr(env, "with_members")  # MT10: tasks stepped together
       configs.setdefault(bname, model_config(env.tasks[0] if multi else env))
       pool = None if multi else reset_pool(env, seed=0)
-      print(f"[{bname}] {impl}: made, reset pool of {RESET_POOL} in {time.perf_counter() - t0:.1f} s",
-            file=sys.stderr, flush=True)
+      print(
+        f"[{bname}] {impl}: made, reset pool of {RESET_POOL} in {time.perf_counter() - t0:.1f} s",
+        file=sys.stderr,
+        flush=True,
+      )
       if not args.no_c and bname not in ceilings:
         c_env = env if impl == "c" else mjx_envs.make(reg, impl="c", **over)
         c_pool = pool if impl == "c" or multi else reset_pool(c_env, seed=0)
@@ -904,9 +1110,13 @@ def main(argv=None):
           results.append(row)
           continue
         try:
-          r = (bench_multitask(env, bb, n, args.actions, cache, args.repeats, args.max_call_seconds) if multi
-               else bench_mjx(env, pool, bb, n, args.actions, cache, args.repeats, args.max_call_seconds,
-                              devices))
+          r = (
+            bench_multitask(env, bb, n, args.actions, cache, args.repeats, args.max_call_seconds)
+            if multi
+            else bench_mjx(
+              env, pool, bb, n, args.actions, cache, args.repeats, args.max_call_seconds, devices
+            )
+          )
         except Exception as e:  # pylint: disable=broad-except  (e.g. out of memory)
           row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
           print(f"[{bname}] {impl} B={bb}: failed: {row['skipped']}", file=sys.stderr, flush=True)
@@ -917,11 +1127,14 @@ def main(argv=None):
         if c:
           row["ratio_mjx_over_c"] = rate / c["c_steps_per_s"]
         results.append(row)
-        print(f"[{bname}] {impl} B={bb} N={n} on {r['devices']} device(s): compile {r['compile_s']:.1f} s"
-              f"{' (cache hit)' if r['cache_hit'] else ''}, warm-up {r['warmup_s']:.2f} s, "
-              f"run {r['run_s']:.2f} s -> {rate:,.0f} ctrl steps/s"
-              + (f", {impl}/C(1 thread) {row['ratio_mjx_over_c']:.2f}" if c else ""), file=sys.stderr,
-              flush=True)
+        print(
+          f"[{bname}] {impl} B={bb} N={n} on {r['devices']} device(s): compile {r['compile_s']:.1f} s"
+          f"{' (cache hit)' if r['cache_hit'] else ''}, warm-up {r['warmup_s']:.2f} s, "
+          f"run {r['run_s']:.2f} s -> {rate:,.0f} ctrl steps/s"
+          + (f", {impl}/C(1 thread) {row['ratio_mjx_over_c']:.2f}" if c else ""),
+          file=sys.stderr,
+          flush=True,
+        )
       del env, pool
 
   total = time.perf_counter() - t_start
@@ -935,10 +1148,25 @@ def main(argv=None):
   if args.json:
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-      json.dump({"date": datetime.datetime.now().isoformat(timespec="seconds"), "argv": sys.argv,
-                 "device": dev, "impls": impls, "steps": steps, "actions": args.actions,
-                 "max_call_seconds": args.max_call_seconds, "configs": configs, "results": results,
-                 "c_references": ceilings, "table": table, "total_wall_s": total}, f, indent=1, default=str)
+      json.dump(
+        {
+          "date": datetime.datetime.now().isoformat(timespec="seconds"),
+          "argv": sys.argv,
+          "device": dev,
+          "impls": impls,
+          "steps": steps,
+          "actions": args.actions,
+          "max_call_seconds": args.max_call_seconds,
+          "configs": configs,
+          "results": results,
+          "c_references": ceilings,
+          "table": table,
+          "total_wall_s": total,
+        },
+        f,
+        indent=1,
+        default=str,
+      )
     print(f"wrote {args.json}")
   return 0
 

@@ -41,14 +41,23 @@ def summarize(run_dir: str) -> dict:
   with open(os.path.join(run_dir, "config.json")) as f:
     cfg = json.load(f)
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
-  curve = [{"env_steps": r["env_steps"], "wall_s": r["wall_s"], "success": r["eval/success_rate"]}
-           for r in rows]
-  out = {"run_dir": run_dir, "env": cfg["env"]["name"], "algo": cfg["agent"]["algo"],
-         "description": cfg.get("description", ""), "agent": cfg["agent"], "curve": curve,
-         "env_steps": curve[-1]["env_steps"], "wall_s": curve[-1]["wall_s"],
-         "final_success": curve[-1]["success"], "best_success": max(p["success"] for p in curve),
-         "train_sps_median": sorted(r["train/sps"] for r in rows)[len(rows) // 2],
-         "compile_s": {k: rows[0][k] for k in ("compile/train_s", "compile/eval_s") if k in rows[0]}}
+  curve = [
+    {"env_steps": r["env_steps"], "wall_s": r["wall_s"], "success": r["eval/success_rate"]} for r in rows
+  ]
+  out = {
+    "run_dir": run_dir,
+    "env": cfg["env"]["name"],
+    "algo": cfg["agent"]["algo"],
+    "description": cfg.get("description", ""),
+    "agent": cfg["agent"],
+    "curve": curve,
+    "env_steps": curve[-1]["env_steps"],
+    "wall_s": curve[-1]["wall_s"],
+    "final_success": curve[-1]["success"],
+    "best_success": max(p["success"] for p in curve),
+    "train_sps_median": sorted(r["train/sps"] for r in rows)[len(rows) // 2],
+    "compile_s": {k: rows[0][k] for k in ("compile/train_s", "compile/eval_s") if k in rows[0]},
+  }
   for s in CHECKPOINTS:
     before = [p["success"] for p in curve if p["env_steps"] <= s]
     out[f"success_at_{s // 1_000_000}M"] = before[-1] if before and curve[-1]["env_steps"] >= s else None
@@ -63,8 +72,10 @@ def plot(summaries, path):
   for s in summaries:
     a = s["agent"]
     # The run's name, task and the settings that tell same-named runs apart.
-    label = (f"{s['description'] or s['algo']} ({s['env']}; {a.get('num_envs')} envs, batch "
-             f"{a.get('batch_size', '-')} x {a.get('grad_batches', 1)})")
+    label = (
+      f"{s['description'] or s['algo']} ({s['env']}; {a.get('num_envs')} envs, batch "
+      f"{a.get('batch_size', '-')} x {a.get('grad_batches', 1)})"
+    )
     xs = [p["env_steps"] for p in s["curve"]]
     ys = [p["success"] for p in s["curve"]]
     axes[0].plot(xs, ys, label=label)
@@ -83,12 +94,12 @@ def main(argv=None):
   p.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget per config")
   p.add_argument("--set", action="append", default=[], help="override for every config (as train.py)")
   p.add_argument("--collect", nargs="*", default=[], help="existing run directories to include")
-  p.add_argument("--out", default=None, help="results directory (default benchmarks/results/DATE-PLATFORM)")
+  p.add_argument("--out", default=None, help="results directory (default benchmarks/results/her-fetch/DATE)")
   p.add_argument("--name", default="her_fetch", help="file name stem of the summary and figure")
   args = p.parse_args(argv)
-  platform = jax.devices()[0].platform
-  out = args.out or os.path.join(ROOT, "benchmarks", "results",
-                                 f"{datetime.date.today().isoformat()}-{platform}")
+  out = args.out or os.path.join(
+    ROOT, "benchmarks", "results", "her-fetch", datetime.date.today().isoformat()
+  )
   os.makedirs(out, exist_ok=True)
   train.enable_compilation_cache()
   run_dirs = list(args.collect)
@@ -101,22 +112,33 @@ def main(argv=None):
     train.run(cfg, name, run_dir, progress=False)
     run_dirs.append(run_dir)
   summaries = [summarize(d) for d in run_dirs]
-  record = {"date": datetime.date.today().isoformat(), "device": str(jax.devices()[0]),
-            "device_kind": jax.devices()[0].device_kind, "command": " ".join(sys.argv), "runs": summaries}
+  record = {
+    "date": datetime.date.today().isoformat(),
+    "device": str(jax.devices()[0]),
+    "device_kind": jax.devices()[0].device_kind,
+    "command": " ".join(sys.argv),
+    "runs": summaries,
+  }
   with open(os.path.join(out, f"{args.name}.json"), "w") as f:
     json.dump(record, f, indent=1)
   plot(summaries, os.path.join(out, f"{args.name}.png"))
-  print("| run | task | algo | env steps | train min | final / best success | success @1M | first >= 0.9 (steps, train min) |")
+  print(
+    "| run | task | algo | env steps | train min | final / best success | success @1M | first >= 0.9 (steps, train min) |"
+  )
   print("|---|---|---|---:|---:|---|---|---|")
   for s in summaries:
     first = s["first_0.9"]
-    print(f"| {s['description']} | {s['env']} | {s['algo']} | {s['env_steps']:,} | {s['wall_s'] / 60:.1f} | "
-          f"{s['final_success']:.2f} / {s['best_success']:.2f} | {s['success_at_1M']} | "
-          + (f"{first['env_steps']:,}, {first['wall_s'] / 60:.1f} |" if first else "not reached |"))
+    print(
+      f"| {s['description']} | {s['env']} | {s['algo']} | {s['env_steps']:,} | {s['wall_s'] / 60:.1f} | "
+      f"{s['final_success']:.2f} / {s['best_success']:.2f} | {s['success_at_1M']} | "
+      + (f"{first['env_steps']:,}, {first['wall_s'] / 60:.1f} |" if first else "not reached |")
+    )
   for s in summaries:
-    print(f"{s['description']:>24} {s['env']:>18}: final {s['final_success']:.2f} best {s['best_success']:.2f} "
-          f"after {s['env_steps']} steps / {s['wall_s'] / 60:.1f} min; @1M {s['success_at_1M']} "
-          f"first>=0.9 {s['first_0.9']}")
+    print(
+      f"{s['description']:>24} {s['env']:>18}: final {s['final_success']:.2f} best {s['best_success']:.2f} "
+      f"after {s['env_steps']} steps / {s['wall_s'] / 60:.1f} min; @1M {s['success_at_1M']} "
+      f"first>=0.9 {s['first_0.9']}"
+    )
   return 0
 
 

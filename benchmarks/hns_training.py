@@ -1,4 +1,4 @@
-"""Hide-and-seek training figures (issue 16): the random-policy level of each team's reward, the training
+"""Hide-and-seek training figures: the random-policy level of each team's reward, the training
 throughput of a config, and a summary of a run directory's emergence.
 
   python benchmarks/hns_training.py baseline [--episodes 256]         # uniform-random and untrained teams
@@ -6,11 +6,12 @@ throughput of a config, and a summary of a run directory's emergence.
   python benchmarks/hns_training.py summary RUN_DIR                   # phases seen in metrics.jsonl
 
 `baseline` plays whole quadrant episodes (a) with uniformly random actions for every agent, and (b) with
-the untrained hns_quadrant_cpu policy (agents.mappo's evaluation), and prints each team's mean episode
+the untrained hns_quadrant_cpu policy (agents.mappo.train's evaluation), and prints each team's mean episode
 return: the level the seekers' reward must rise above. `throughput` times compiled train chunks
 (train_many of run.eval_every updates) after a warm-up chunk: world steps/s and agent steps/s (world steps
 x agents). `summary` smooths the evaluation returns (window 5) and reports the first, peak and last levels.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,14 +22,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import mjx_envs  # noqa: E402  first: the XLA:CPU flag
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
+from mjx_envs import wrappers
 
-from agents import experiment, mappo  # noqa: E402
-from mjx_envs import wrappers  # noqa: E402
-import train  # noqa: E402
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import train
+from agents import experiment
+from agents.mappo import train as mappo
 
 
 def _cfg(name, sets=()):
@@ -51,19 +53,29 @@ def baseline(episodes: int, seed: int = 0):
       return batched.step(state, action), None
 
     state, _ = jax.lax.scan(body, state, jax.random.split(k1, env.episode_length))
-    ret = state.metrics["episode_return"]                                   # [E, A]
+    ret = state.metrics["episode_return"]  # [E, A]
     hider = np.asarray(env.hider_flag, bool)
-    return {"hider_return": jnp.mean(ret[:, hider]), "seeker_return": jnp.mean(ret[:, ~hider]),
-            "hidden_fraction": jnp.mean(state.metrics["hidden_fraction"])}
+    return {
+      "hider_return": jnp.mean(ret[:, hider]),
+      "seeker_return": jnp.mean(ret[:, ~hider]),
+      "hidden_fraction": jnp.mean(state.metrics["hidden_fraction"]),
+    }
 
   t = time.time()
   rnd = jax.device_get(random_play(jax.random.PRNGKey(seed)))
   ts = jax.jit(algo.init)(jax.random.PRNGKey(seed))
-  init = jax.device_get(jax.jit(lambda p, k: algo.evaluate(p, None, k, episodes))(ts.params, jax.random.PRNGKey(seed + 1)))
-  out = {"episodes": episodes, "uniform_random": {k: float(v) for k, v in rnd.items()},
-         "untrained_policy": {k.split("/", 1)[1]: float(init[k]) for k in
-                              ("eval/hider_return", "eval/seeker_return", "eval/hidden_fraction")},
-         "seconds": round(time.time() - t, 1)}
+  init = jax.device_get(
+    jax.jit(lambda p, k: algo.evaluate(p, None, k, episodes))(ts.params, jax.random.PRNGKey(seed + 1))
+  )
+  out = {
+    "episodes": episodes,
+    "uniform_random": {k: float(v) for k, v in rnd.items()},
+    "untrained_policy": {
+      k.split("/", 1)[1]: float(init[k])
+      for k in ("eval/hider_return", "eval/seeker_return", "eval/hidden_fraction")
+    },
+    "seconds": round(time.time() - t, 1),
+  }
   print(json.dumps(out, indent=1))
   return out
 
@@ -85,9 +97,16 @@ def throughput(name: str, sets, chunks: int):
     jax.block_until_ready(m)
     times.append(time.time() - t)
   world = n * algo.config.steps_per_update / np.median(times)
-  out = {"config": name, "sets": list(sets), "device": str(jax.devices()[0]), "compile_s": round(compile_s, 1),
-         "updates_per_chunk": n, "chunk_s": [round(x, 2) for x in times], "world_steps_per_s": round(world, 1),
-         "agent_steps_per_s": round(world * algo.num_agents, 1)}
+  out = {
+    "config": name,
+    "sets": list(sets),
+    "device": str(jax.devices()[0]),
+    "compile_s": round(compile_s, 1),
+    "updates_per_chunk": n,
+    "chunk_s": [round(x, 2) for x in times],
+    "world_steps_per_s": round(world, 1),
+    "agent_steps_per_s": round(world * algo.num_agents, 1),
+  }
   print(json.dumps(out))
   return out
 
@@ -95,16 +114,24 @@ def throughput(name: str, sets, chunks: int):
 def summary(run_dir: str, window: int = 5):
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = np.array([r["env_steps"] for r in rows])
-  out = {"run": run_dir, "evaluations": len(rows), "env_steps": int(steps[-1]), "wall_min": round(rows[-1]["wall_s"] / 60, 1),
-         "episodes": int(sum(r["train/episodes"] for r in rows))}
+  out = {
+    "run": run_dir,
+    "evaluations": len(rows),
+    "env_steps": int(steps[-1]),
+    "wall_min": round(rows[-1]["wall_s"] / 60, 1),
+    "episodes": int(sum(r["train/episodes"] for r in rows)),
+  }
   for src in ("eval", "train"):
     seeker = np.array([r[f"{src}/seeker_return"] for r in rows])
     smooth = np.convolve(seeker, np.ones(window) / window, mode="valid")
     peak = int(np.argmax(smooth))
-    out[src] = {"seeker_first": round(float(smooth[0]), 2), "seeker_peak": round(float(smooth[peak]), 2),
-                "seeker_peak_at_steps": int(steps[peak + window - 1]),
-                "seeker_last": round(float(smooth[-1]), 2),
-                "hider_last": round(float(-smooth[-1]), 2)}
+    out[src] = {
+      "seeker_first": round(float(smooth[0]), 2),
+      "seeker_peak": round(float(smooth[peak]), 2),
+      "seeker_peak_at_steps": int(steps[peak + window - 1]),
+      "seeker_last": round(float(smooth[-1]), 2),
+      "hider_last": round(float(-smooth[-1]), 2),
+    }
   for k in mappo.EMERGENCE:
     out[f"last_{k}"] = round(float(np.mean([r[f"train/{k}"] for r in rows[-window:]])), 3)
   print(json.dumps(out, indent=1))

@@ -17,6 +17,8 @@ Env names as in `env_throughput.py` (presets, registered names, Blocks*-K).
 
 from __future__ import annotations
 
+import mjx_envs
+
 import argparse
 import datetime
 import json
@@ -24,12 +26,11 @@ import os
 import sys
 import time
 
-import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
 import jax
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import env_throughput as et  # noqa: E402  pylint: disable=wrong-import-position
+import env_throughput as et
 
 
 def parse_variant(text: str):
@@ -55,11 +56,14 @@ def main(argv=None):
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
   reg, base = et.resolve(args.env)
   variants = [parse_variant(v) for v in args.variant]
-  print(f"# {args.env} batch {args.batch}, {args.steps} steps per call, {args.repeats} alternating rounds; "
-        f"device {jax.devices()[0]}, jax {jax.__version__}", flush=True)
+  print(
+    f"# {args.env} batch {args.batch}, {args.steps} steps per call, {args.repeats} alternating rounds; "
+    f"device {jax.devices()[0]}, jax {jax.__version__}",
+    flush=True,
+  )
   runs = []
   for label, over in variants:
-    if over.get("impl") == "warp":   # Warp's contact buffer sized for this batch, no larger (as train.py)
+    if over.get("impl") == "warp":  # Warp's contact buffer sized for this batch, no larger (as train.py)
       over = {"warp_max_envs": args.batch, **over}
     env = mjx_envs.make(reg, **{**base, **over})
     pool = et.reset_pool(env, seed=0)
@@ -71,12 +75,25 @@ def main(argv=None):
     compile_s = time.perf_counter() - t0
     out = jax.block_until_ready(compiled(state, key))  # warm-up
     d = out.pipeline_state
-    runs.append({"label": label, "overrides": over, "compile_s": compile_s, "times": [],
-                 "config": et.model_config(env), "ncon": int(d._impl.contact.dist.shape[-1]) if env.impl == "jax"
-                 else None, "nefc": int(d._impl.efc_J.shape[-2]) if env.impl == "jax" else None,
-                 "fn": compiled, "state": state})
-    print(f"[{label}] {over}: compiled in {compile_s:.1f} s; contacts {runs[-1]['ncon']}, "
-          f"constraint rows {runs[-1]['nefc']}", file=sys.stderr, flush=True)
+    runs.append(
+      {
+        "label": label,
+        "overrides": over,
+        "compile_s": compile_s,
+        "times": [],
+        "config": et.model_config(env),
+        "ncon": int(d._impl.contact.dist.shape[-1]) if env.impl == "jax" else None,
+        "nefc": int(d._impl.efc_J.shape[-2]) if env.impl == "jax" else None,
+        "fn": compiled,
+        "state": state,
+      }
+    )
+    print(
+      f"[{label}] {over}: compiled in {compile_s:.1f} s; contacts {runs[-1]['ncon']}, "
+      f"constraint rows {runs[-1]['nefc']}",
+      file=sys.stderr,
+      flush=True,
+    )
   for r in range(args.repeats):
     for run in runs:
       key = jax.random.PRNGKey(r + 1)
@@ -85,22 +102,33 @@ def main(argv=None):
       run["times"].append(time.perf_counter() - t0)
       run["diverged"] = float(np.mean(out.info["diverged"]))
   ref = None
-  print(f"\n| variant | overrides | contacts | constraint rows | compile s | ctrl steps/s (median) | ratio |")
+  print("\n| variant | overrides | contacts | constraint rows | compile s | ctrl steps/s (median) | ratio |")
   print("|---|---|---:|---:|---:|---:|---:|")
   for run in runs:
     med = float(np.median(run["times"]))
     run["steps_per_s"] = args.batch * args.steps / med
     ref = ref or run["steps_per_s"]
     run["ratio"] = run["steps_per_s"] / ref
-    print(f"| {run['label']} | `{json.dumps(run['overrides'])}` | {run['ncon']} | {run['nefc']} | "
-          f"{run['compile_s']:.0f} | {run['steps_per_s']:,.0f} | {run['ratio']:.2f} |")
+    print(
+      f"| {run['label']} | `{json.dumps(run['overrides'])}` | {run['ncon']} | {run['nefc']} | "
+      f"{run['compile_s']:.0f} | {run['steps_per_s']:,.0f} | {run['ratio']:.2f} |"
+    )
   if args.json:
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-      json.dump({"date": datetime.datetime.now().isoformat(timespec="seconds"), "argv": sys.argv,
-                 "env": args.env, "batch": args.batch, "steps": args.steps,
-                 "runs": [{k: v for k, v in r.items() if k not in ("fn", "state")} for r in runs]},
-                f, indent=1, default=str)
+      json.dump(
+        {
+          "date": datetime.datetime.now().isoformat(timespec="seconds"),
+          "argv": sys.argv,
+          "env": args.env,
+          "batch": args.batch,
+          "steps": args.steps,
+          "runs": [{k: v for k, v in r.items() if k not in ("fn", "state")} for r in runs],
+        },
+        f,
+        indent=1,
+        default=str,
+      )
   return 0
 
 

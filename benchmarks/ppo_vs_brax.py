@@ -1,4 +1,4 @@
-"""Our PPO (`agents.ppo`) vs. Brax's PPO (`brax.training.agents.ppo.train`) on the same env, one process.
+"""Our PPO (`agents.ppo.train`) vs. Brax's PPO (`brax.training.agents.ppo.train`) on the same env, one process.
 
 Both train on the SAME flat-observation env (`mjx_envs.wrappers.FlattenGoalObs` over the raw env: the
 dict obs `observation` ++ flattened `desired_goal`), on one device, with the same number of envs, unroll
@@ -63,6 +63,9 @@ drops the `metrics['reward']` Brax's EvalWrapper adds (`BraxFlatEnv` carries it 
 
 from __future__ import annotations
 
+import mjx_envs
+from mjx_envs import wrappers
+
 import argparse
 import dataclasses
 import datetime
@@ -74,29 +77,28 @@ import platform
 import sys
 import time
 
-import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
-from mjx_envs import wrappers
-from brax.envs.base import Wrapper as BraxWrapper
-from brax.envs.wrappers import training as brax_training
 import jax
 import jax.numpy as jnp
 import numpy as np
+from brax.envs.base import Wrapper as BraxWrapper
+from brax.envs.wrappers import training as brax_training
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO not in sys.path:
   sys.path.insert(0, REPO)
 
-from agents import ppo as ppo_lib  # noqa: E402
-from benchmarks.env_throughput import xla_stats  # noqa: E402
+from agents.ppo import train as ppo_lib
+from benchmarks.env_throughput import xla_stats
 
 
 def _jax_compat():
   """brax 0.14.2's trainers call `jax.device_put_replicated`, which JAX 0.10 removed from its public
   namespace (the implementation is still in jax._src.api). Restore it for this process only."""
   try:
-    jax.device_put_replicated  # pylint: disable=pointless-statement
+    jax.device_put_replicated  # noqa: B018  pylint: disable=pointless-statement
   except AttributeError:
     from jax._src import api as _api  # pylint: disable=import-outside-toplevel
+
     jax.device_put_replicated = _api.device_put_replicated
     return True
   return False
@@ -125,17 +127,38 @@ class CompileMeter:
 
 
 METER = CompileMeter()
-COMPILE_FREE_S = 0.05   # a chunk with less compile work than this counts as steady state
+COMPILE_FREE_S = 0.05  # a chunk with less compile work than this counts as steady state
 
 # env name -> (registered env, env overrides, our PPOConfig fields). Fields follow configs/ppo_fetch_reach.py
 # and configs/ppo_blocks_push.py, adapted as described in the module docstring.
 ENVS = {
-    "FetchReach": ("FetchReach", {"reward_type": "dense"}, dict(
-        learning_rate=1e-3, gamma=0.95, gae_lambda=0.95, ent_coef=0.0, vf_coef=0.5,
-        policy_hidden=(64, 64), value_hidden=(64, 64))),
-    "BlocksPush": ("BlocksPush", {"num_objects": 1, "action_bins": None, "episode_length": 100}, dict(
-        learning_rate=3e-4, gamma=0.998, gae_lambda=0.95, ent_coef=0.01, vf_coef=1.0,
-        policy_hidden=(256,), value_hidden=(256,), normalize_reward=False)),
+  "FetchReach": (
+    "FetchReach",
+    {"reward_type": "dense"},
+    dict(
+      learning_rate=1e-3,
+      gamma=0.95,
+      gae_lambda=0.95,
+      ent_coef=0.0,
+      vf_coef=0.5,
+      policy_hidden=(64, 64),
+      value_hidden=(64, 64),
+    ),
+  ),
+  "BlocksPush": (
+    "BlocksPush",
+    {"num_objects": 1, "action_bins": None, "episode_length": 100},
+    dict(
+      learning_rate=3e-4,
+      gamma=0.998,
+      gae_lambda=0.95,
+      ent_coef=0.01,
+      vf_coef=1.0,
+      policy_hidden=(256,),
+      value_hidden=(256,),
+      normalize_reward=False,
+    ),
+  ),
 }
 
 
@@ -174,11 +197,15 @@ class FreshAutoReset(BraxWrapper):
 
       env_keys = [k for k in state.info if k not in self.BRAX_KEYS and k in fresh.info]
       info = dict(state.info)
-      info.update(jax.tree.map(pick, {k: fresh.info[k] for k in env_keys},
-                               {k: state.info[k] for k in env_keys}))
+      info.update(
+        jax.tree.map(pick, {k: fresh.info[k] for k in env_keys}, {k: state.info[k] for k in env_keys})
+      )
       info["autoreset_key"] = jnp.where(done[:, None], split[:, 1], keys)
-      return state.replace(pipeline_state=jax.tree.map(pick, fresh.pipeline_state, state.pipeline_state),
-                           obs=jax.tree.map(pick, fresh.obs, state.obs), info=info)
+      return state.replace(
+        pipeline_state=jax.tree.map(pick, fresh.pipeline_state, state.pipeline_state),
+        obs=jax.tree.map(pick, fresh.obs, state.obs),
+        info=info,
+      )
 
     def no_reset(state):
       return state.replace(info={**state.info, "autoreset_key": keys})
@@ -200,8 +227,9 @@ def fresh_wrap(env, episode_length=1000, action_repeat=1, randomization_fn=None)
   """`wrap_env_fn` for Brax: VmapWrapper -> EpisodeWrapper -> FreshAutoReset."""
   if randomization_fn is not None:
     raise ValueError("domain randomisation is not supported by this benchmark")
-  return FreshAutoReset(brax_training.EpisodeWrapper(brax_training.VmapWrapper(env), episode_length,
-                                                    action_repeat))
+  return FreshAutoReset(
+    brax_training.EpisodeWrapper(brax_training.VmapWrapper(env), episode_length, action_repeat)
+  )
 
 
 # ------------------------------------------------------------------------------------------ evaluation
@@ -226,8 +254,11 @@ def make_evaluator(flat_env, episode_length: int, num_envs: int):
 
     acc0 = {k: jnp.zeros((num_envs,)) for k in ("success", "return", "length")}
     (_, _, acc), _ = jax.lax.scan(body, (state, jnp.zeros((num_envs,), bool), acc0), (), episode_length)
-    return {"success_rate": jnp.mean(acc["success"]), "return": jnp.mean(acc["return"]),
-            "episode_length": jnp.mean(acc["length"])}
+    return {
+      "success_rate": jnp.mean(acc["success"]),
+      "return": jnp.mean(acc["return"]),
+      "episode_length": jnp.mean(acc["length"]),
+    }
 
   return run
 
@@ -247,8 +278,11 @@ class OursRunner:
 
   def _evaluate(self, i):
     m = jax.device_get(self.ev(self.ts.params, self.ts.obs_norm, self.eval_keys[i]))
-    return {"success_rate": float(m["eval/success_rate"]), "return": float(m["eval/return"]),
-            "episode_length": float(m["eval/episode_length"])}
+    return {
+      "success_rate": float(m["eval/success_rate"]),
+      "return": float(m["eval/return"]),
+      "episode_length": float(m["eval/episode_length"]),
+    }
 
   def setup(self):
     t = time.perf_counter()
@@ -278,57 +312,99 @@ class OursRunner:
     self.chunk_compile_s.append(METER.secs - c0)
     self.train_metrics.append({k: float(v) for k, v in jax.device_get(m).items()})
     self.curve.append({"env_steps": (i + 1) * self.per_chunk, **self._evaluate(i + 1)})
-    print(f"  ours  chunk {i + 1}/{self.args.evals}: {self.per_chunk / self.chunk_s[-1]:,.0f} steps/s  "
-          f"eval success {self.curve[-1]['success_rate']:.3f} return {self.curve[-1]['return']:.2f}  "
-          f"train success {self.train_metrics[-1]['train/success_rate']:.3f}", flush=True)
+    print(
+      f"  ours  chunk {i + 1}/{self.args.evals}: {self.per_chunk / self.chunk_s[-1]:,.0f} steps/s  "
+      f"eval success {self.curve[-1]['success_rate']:.3f} return {self.curve[-1]['return']:.2f}  "
+      f"train success {self.train_metrics[-1]['train/success_rate']:.3f}",
+      flush=True,
+    )
 
   def result(self):
-    return {"init_s": self.init_s, "compile_s": self.compile_s, "compile_cache_hit": self.compile_cache_hit,
-            "chunk_s": self.chunk_s, "chunk_compile_s": self.chunk_compile_s,
-            "steps_per_chunk": [self.per_chunk] * len(self.chunk_s), "curve": self.curve,
-            "train_metrics": self.train_metrics, "xla": self.xla}
+    return {
+      "init_s": self.init_s,
+      "compile_s": self.compile_s,
+      "compile_cache_hit": self.compile_cache_hit,
+      "chunk_s": self.chunk_s,
+      "chunk_compile_s": self.chunk_compile_s,
+      "steps_per_chunk": [self.per_chunk] * len(self.chunk_s),
+      "curve": self.curve,
+      "train_metrics": self.train_metrics,
+      "xla": self.xla,
+    }
 
 
-def run_brax(flat_env, cfg: ppo_lib.PPOConfig, args, chunk_updates: int, eval_keys, episode_length: int,
-             between_epochs=None):
+def run_brax(
+  flat_env,
+  cfg: ppo_lib.PPOConfig,
+  args,
+  chunk_updates: int,
+  eval_keys,
+  episode_length: int,
+  between_epochs=None,
+):
   """Brax's PPO; `between_epochs(i)` (optional) runs after Brax's i-th timed epoch, outside its timer."""
+  import flax.linen as nn  # pylint: disable=import-outside-toplevel
   from brax.training.agents.ppo import networks as ppo_networks  # pylint: disable=import-outside-toplevel
   from brax.training.agents.ppo import train as brax_ppo  # pylint: disable=import-outside-toplevel
-  import flax.linen as nn  # pylint: disable=import-outside-toplevel
 
   orth = jax.nn.initializers.orthogonal
   network_factory = functools.partial(
-      ppo_networks.make_ppo_networks,
-      policy_hidden_layer_sizes=tuple(cfg.policy_hidden), value_hidden_layer_sizes=tuple(cfg.value_hidden),
-      activation=getattr(nn, cfg.activation), distribution_type="normal", noise_std_type="log",
-      init_noise_std=float(math.exp(cfg.init_log_std)),
-      policy_network_kernel_init_fn=orth, policy_network_kernel_init_kwargs={"scale": math.sqrt(2.0)},
-      value_network_kernel_init_fn=orth, value_network_kernel_init_kwargs={"scale": math.sqrt(2.0)},
-      mean_kernel_init_fn=orth, mean_kernel_init_kwargs={"scale": 0.01})
+    ppo_networks.make_ppo_networks,
+    policy_hidden_layer_sizes=tuple(cfg.policy_hidden),
+    value_hidden_layer_sizes=tuple(cfg.value_hidden),
+    activation=getattr(nn, cfg.activation),
+    distribution_type="normal",
+    noise_std_type="log",
+    init_noise_std=float(math.exp(cfg.init_log_std)),
+    policy_network_kernel_init_fn=orth,
+    policy_network_kernel_init_kwargs={"scale": math.sqrt(2.0)},
+    value_network_kernel_init_fn=orth,
+    value_network_kernel_init_kwargs={"scale": math.sqrt(2.0)},
+    mean_kernel_init_fn=orth,
+    mean_kernel_init_kwargs={"scale": 0.01},
+  )
   total = args.evals * chunk_updates * cfg.steps_per_update
   settings = dict(
-      num_timesteps=total, num_evals=args.evals + 1, episode_length=episode_length, action_repeat=1,
-      num_envs=cfg.num_envs, unroll_length=cfg.unroll_length, batch_size=cfg.num_envs // cfg.num_minibatches,
-      num_minibatches=cfg.num_minibatches, num_updates_per_batch=cfg.update_epochs,
-      learning_rate=cfg.learning_rate, discounting=cfg.gamma, gae_lambda=cfg.gae_lambda,
-      entropy_cost=cfg.ent_coef, vf_loss_coefficient=cfg.vf_coef, clipping_epsilon=cfg.clip_eps,
-      max_grad_norm=cfg.max_grad_norm, normalize_advantage=cfg.normalize_advantages,
-      normalize_observations=cfg.normalize_obs, reward_scaling=1.0, num_eval_envs=args.eval_envs,
-      deterministic_eval=True, run_evals=args.brax_own_eval, seed=args.seed, max_devices_per_host=1)
+    num_timesteps=total,
+    num_evals=args.evals + 1,
+    episode_length=episode_length,
+    action_repeat=1,
+    num_envs=cfg.num_envs,
+    unroll_length=cfg.unroll_length,
+    batch_size=cfg.num_envs // cfg.num_minibatches,
+    num_minibatches=cfg.num_minibatches,
+    num_updates_per_batch=cfg.update_epochs,
+    learning_rate=cfg.learning_rate,
+    discounting=cfg.gamma,
+    gae_lambda=cfg.gae_lambda,
+    entropy_cost=cfg.ent_coef,
+    vf_loss_coefficient=cfg.vf_coef,
+    clipping_epsilon=cfg.clip_eps,
+    max_grad_norm=cfg.max_grad_norm,
+    normalize_advantage=cfg.normalize_advantages,
+    normalize_observations=cfg.normalize_obs,
+    reward_scaling=1.0,
+    num_eval_envs=args.eval_envs,
+    deterministic_eval=True,
+    run_evals=args.brax_own_eval,
+    seed=args.seed,
+    max_devices_per_host=1,
+  )
   extra = {}
   if args.brax_autoreset == "fresh":
     extra["wrap_env_fn"] = fresh_wrap
 
   progress, snapshots = [], []
-  holder = {"marks": []}   # marks: (where, step, METER.secs, METER.cache_hits) at every callback
+  holder = {"marks": []}  # marks: (where, step, METER.secs, METER.cache_hits) at every callback
 
   def progress_fn(step, metrics):
     holder["marks"].append(("progress", int(step), METER.secs, METER.cache_hits))
     progress.append((int(step), {k: float(np.asarray(v)) for k, v in metrics.items()}))
     if step > 0:
       p = progress[-1][1]
-      print(f"  brax  step {step}: {p.get('training/sps', float('nan')):,.0f} steps/s (brax timer)",
-            flush=True)
+      print(
+        f"  brax  step {step}: {p.get('training/sps', float('nan')):,.0f} steps/s (brax timer)", flush=True
+      )
 
   def policy_params_fn(step, make_policy, params):
     holder["marks"].append(("params", int(step), METER.secs, METER.cache_hits))
@@ -340,8 +416,13 @@ def run_brax(flat_env, cfg: ppo_lib.PPOConfig, args, chunk_updates: int, eval_ke
 
   t = time.perf_counter()
   make_policy, params, _ = brax_ppo.train(
-      environment=BraxFlatEnv(flat_env.env), network_factory=network_factory, progress_fn=progress_fn,
-      policy_params_fn=policy_params_fn, **settings, **extra)
+    environment=BraxFlatEnv(flat_env.env),
+    network_factory=network_factory,
+    progress_fn=progress_fn,
+    policy_params_fn=policy_params_fn,
+    **settings,
+    **extra,
+  )
   total_s = time.perf_counter() - t
 
   # Per-epoch training times from Brax's own cumulative timer.
@@ -374,16 +455,26 @@ def run_brax(flat_env, cfg: ppo_lib.PPOConfig, args, chunk_updates: int, eval_ke
     own = [pm for ps, pm in progress if ps == s and "eval/episode_is_success" in pm]
     if own:
       point["brax_eval_success_step_fraction"] = own[-1]["eval/episode_is_success"] / max(
-          own[-1]["eval/avg_episode_length"], 1.0)
+        own[-1]["eval/avg_episode_length"], 1.0
+      )
       point["brax_eval_episode_reward"] = own[-1]["eval/episode_reward"]
     curve.append(point)
   del params
-  return {"settings": {**settings, "wrap_env_fn": extra.get("wrap_env_fn", None) and "fresh_wrap",
-                       "network": "make_ppo_networks(distribution_type='normal', noise_std_type='log', "
-                                  "orthogonal inits, activation=" + cfg.activation + ")"},
-          "total_s": total_s, "chunk_s": chunk_s, "steps_per_chunk": per_chunk,
-          "chunk_compile_s": chunk_compile_s, "chunk_cache_hits": chunk_cache_hits, "curve": curve,
-          "training_metrics": [m for _, m in train_points]}
+  return {
+    "settings": {
+      **settings,
+      "wrap_env_fn": extra.get("wrap_env_fn", None) and "fresh_wrap",
+      "network": "make_ppo_networks(distribution_type='normal', noise_std_type='log', "
+      "orthogonal inits, activation=" + cfg.activation + ")",
+    },
+    "total_s": total_s,
+    "chunk_s": chunk_s,
+    "steps_per_chunk": per_chunk,
+    "chunk_compile_s": chunk_compile_s,
+    "chunk_cache_hits": chunk_cache_hits,
+    "curve": curve,
+    "training_metrics": [m for _, m in train_points],
+  }
 
 
 def summarise(res):
@@ -401,17 +492,27 @@ def device_info() -> dict:
   dev = jax.devices()[0]
   import brax  # pylint: disable=import-outside-toplevel
   import mujoco  # pylint: disable=import-outside-toplevel
+
   cpu = platform.processor()
   try:
     with open("/proc/cpuinfo") as f:
       cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), cpu)
   except OSError:
     pass
-  return {"device": str(dev), "platform": dev.platform, "device_kind": getattr(dev, "device_kind", ""),
-          "num_devices": jax.device_count(), "cpu_model": cpu, "cpu_count": os.cpu_count(),
-          "jax": jax.__version__, "brax": getattr(brax, "__version__", "?"), "mujoco": mujoco.__version__,
-          "python": platform.python_version(), "xla_flags": os.environ.get("XLA_FLAGS", ""),
-          "device_put_replicated_shim": JAX_SHIM}
+  return {
+    "device": str(dev),
+    "platform": dev.platform,
+    "device_kind": getattr(dev, "device_kind", ""),
+    "num_devices": jax.device_count(),
+    "cpu_model": cpu,
+    "cpu_count": os.cpu_count(),
+    "jax": jax.__version__,
+    "brax": getattr(brax, "__version__", "?"),
+    "mujoco": mujoco.__version__,
+    "python": platform.python_version(),
+    "xla_flags": os.environ.get("XLA_FLAGS", ""),
+    "device_put_replicated_shim": JAX_SHIM,
+  }
 
 
 def _rate(r, chunks):
@@ -434,20 +535,26 @@ def report(out):
     for r in rows.values():
       r["common_sps"] = r["steady_sps"]
   print()
-  print(f"### {out['env']}: {out['total_env_steps']:,} env steps each, {a['num_envs']} envs x unroll "
-        f"{a['unroll']}, {a['minibatches']} minibatches, {a['epochs']} epochs, {out.get('mode', '')}, "
-        f"device {dev['platform']} ({dev['cpu_model']})")
+  print(
+    f"### {out['env']}: {out['total_env_steps']:,} env steps each, {a['num_envs']} envs x unroll "
+    f"{a['unroll']}, {a['minibatches']} minibatches, {a['epochs']} epochs, {out.get('mode', '')}, "
+    f"device {dev['platform']} ({dev['cpu_model']})"
+  )
   print()
   chunks = out.get("common_steady_chunks")
   label = f"chunks {[c + 1 for c in chunks]}" if chunks else "steady chunks"
-  print(f"| algo | train steps/s ({label}) | per-chunk steps/s | compile s | final eval success | "
-        "final eval return |")
+  print(
+    f"| algo | train steps/s ({label}) | per-chunk steps/s | compile s | final eval success | "
+    "final eval return |"
+  )
   print("|---|---:|---|---:|---:|---:|")
   for k, r in rows.items():
     c = r["curve"][-1]
     per = ", ".join(f"{st / t:,.0f}" for st, t in zip(r["steps_per_chunk"], r["chunk_s"]))
-    print(f"| {k} | {r['common_sps']:,.0f} | {per} | {r['compile_s']:.1f} | {c['success_rate']:.3f} | "
-          f"{c['return']:.2f} |")
+    print(
+      f"| {k} | {r['common_sps']:,.0f} | {per} | {r['compile_s']:.1f} | {c['success_rate']:.3f} | "
+      f"{c['return']:.2f} |"
+    )
   if len(rows) == 2:
     print(f"\nsteps/s ratio ours / brax (same chunks): {out['ratio_ours_over_brax']:.2f}")
   print()
@@ -456,16 +563,21 @@ def report(out):
   n = min(len(r["curve"]) for r in rows.values())
   for i in range(n):
     st = next(iter(rows.values()))["curve"][i]["env_steps"]
-    cells = " | ".join(f"{r['curve'][i]['success_rate']:.3f} | {r['curve'][i]['return']:.2f}"
-                       for r in rows.values())
+    cells = " | ".join(
+      f"{r['curve'][i]['success_rate']:.3f} | {r['curve'][i]['return']:.2f}" for r in rows.values()
+    )
     print(f"| {st:,} | {cells} |")
 
 
 def main(argv=None):
   p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
   p.add_argument("--env", choices=sorted(ENVS), default="FetchReach")
-  p.add_argument("--steps", type=int, default=100_000, help="env steps per algorithm (rounded up to whole "
-                 "chunks of updates)")
+  p.add_argument(
+    "--steps",
+    type=int,
+    default=100_000,
+    help="env steps per algorithm (rounded up to whole chunks of updates)",
+  )
   p.add_argument("--num-envs", type=int, default=128)
   p.add_argument("--unroll", type=int, default=10)
   p.add_argument("--minibatches", type=int, default=4)
@@ -476,14 +588,25 @@ def main(argv=None):
   p.add_argument("--brax-autoreset", choices=("fresh", "brax"), default="fresh")
   p.add_argument("--brax-own-eval", action="store_true", help="also run Brax's evaluator (slower)")
   p.add_argument("--only", choices=("both", "ours", "brax"), default="both")
-  p.add_argument("--sequential", action="store_true", help="train ours, then Brax (default: interleaved "
-                 "chunk by chunk, ours' chunk i right after Brax's epoch i, so both see the same load)")
+  p.add_argument(
+    "--sequential",
+    action="store_true",
+    help="train ours, then Brax (default: interleaved "
+    "chunk by chunk, ours' chunk i right after Brax's epoch i, so both see the same load)",
+  )
   p.add_argument("--brax-first", action="store_true", help="with --sequential: train Brax first")
-  p.add_argument("--cache-dir", default=os.path.join(REPO, ".jax_cache"),
-                 help="persistent compilation cache ('' to disable)")
+  p.add_argument(
+    "--cache-dir",
+    default=os.path.join(REPO, ".jax_cache"),
+    help="persistent compilation cache ('' to disable)",
+  )
   p.add_argument("--json", default=None)
-  p.add_argument("--trace", default=None, metavar="DIR",
-                 help="write a jax.profiler trace of our last training chunk under DIR")
+  p.add_argument(
+    "--trace",
+    default=None,
+    metavar="DIR",
+    help="write a jax.profiler trace of our last training chunk under DIR",
+  )
   p.add_argument("--report", default=None, metavar="PATH", help="print the tables of a saved JSON and exit")
   args = p.parse_args(argv)
   if args.report:
@@ -498,9 +621,15 @@ def main(argv=None):
   raw = mjx_envs.make(name, **env_over)
   flat_env = wrappers.FlattenGoalObs(raw)
   episode_length = int(raw.episode_length)
-  cfg = ppo_lib.PPOConfig(num_envs=args.num_envs, unroll_length=args.unroll,
-                          num_minibatches=args.minibatches, update_epochs=args.epochs,
-                          num_eval_envs=args.eval_envs, distribution="normal", **agent)
+  cfg = ppo_lib.PPOConfig(
+    num_envs=args.num_envs,
+    unroll_length=args.unroll,
+    num_minibatches=args.minibatches,
+    update_epochs=args.epochs,
+    num_eval_envs=args.eval_envs,
+    distribution="normal",
+    **agent,
+  )
   updates = max(1, math.ceil(args.steps / cfg.steps_per_update))
   chunk_updates = math.ceil(updates / args.evals)
   total_steps = args.evals * chunk_updates * cfg.steps_per_update
@@ -508,16 +637,27 @@ def main(argv=None):
   eval_keys = jax.random.split(jax.random.PRNGKey(10_000 + args.seed), args.evals + 1)
 
   dev = device_info()
-  print(f"device: {dev['device']} ({dev['platform']}, {dev['cpu_model']}, {dev['cpu_count']} cpus); "
-        f"jax {dev['jax']}, brax {dev['brax']}, mujoco {dev['mujoco']}")
-  print(f"env {args.env} {env_over}: flat obs {flat_env.observation_size}, action {raw.action_size}, "
-        f"episode {episode_length}; {total_steps:,} env steps each = {args.evals} chunks x "
-        f"{chunk_updates} updates x {cfg.steps_per_update} steps", flush=True)
+  print(
+    f"device: {dev['device']} ({dev['platform']}, {dev['cpu_model']}, {dev['cpu_count']} cpus); "
+    f"jax {dev['jax']}, brax {dev['brax']}, mujoco {dev['mujoco']}"
+  )
+  print(
+    f"env {args.env} {env_over}: flat obs {flat_env.observation_size}, action {raw.action_size}, "
+    f"episode {episode_length}; {total_steps:,} env steps each = {args.evals} chunks x "
+    f"{chunk_updates} updates x {cfg.steps_per_update} steps",
+    flush=True,
+  )
 
-  out = {"date": datetime.date.today().isoformat(), "device": dev, "env": args.env, "env_config": env_over,
-         "args": vars(args), "total_env_steps": total_steps, "chunk_updates": chunk_updates,
-         "ours_config": {k: (list(v) if isinstance(v, tuple) else v)
-                         for k, v in dataclasses.asdict(cfg).items()}}
+  out = {
+    "date": datetime.date.today().isoformat(),
+    "device": dev,
+    "env": args.env,
+    "env_config": env_over,
+    "args": vars(args),
+    "total_env_steps": total_steps,
+    "chunk_updates": chunk_updates,
+    "ours_config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(cfg).items()},
+  }
   rows = {}
 
   def finish_ours(runner):
@@ -530,8 +670,11 @@ def main(argv=None):
     # Compile inside Brax's timed epochs: measured (JAX's compile events) and estimated (epoch time minus
     # its steps at the steady rate), over the epochs that had compile work.
     bx["compile_s"] = sum(bx["chunk_compile_s"])
-    bx["compile_s_est"] = sum(max(0.0, bx["chunk_s"][i] - bx["steps_per_chunk"][i] / bx["steady_sps"])
-                              for i in range(len(bx["chunk_s"])) if i not in bx["steady_chunks"])
+    bx["compile_s_est"] = sum(
+      max(0.0, bx["chunk_s"][i] - bx["steps_per_chunk"][i] / bx["steady_sps"])
+      for i in range(len(bx["chunk_s"]))
+      if i not in bx["steady_chunks"]
+    )
     out["brax"] = rows["brax"] = bx
 
   out["load_avg_start"] = os.getloadavg()
@@ -549,7 +692,7 @@ def main(argv=None):
     finish_brax(bx)
   else:
     todo = {"both": ["ours", "brax"], "ours": ["ours"], "brax": ["brax"]}[args.only]
-    for which in (todo[::-1] if args.brax_first else todo):
+    for which in todo[::-1] if args.brax_first else todo:
       print(f"training {which} ...", flush=True)
       if which == "ours":
         runner = OursRunner(flat_env, cfg, args, chunk_updates, eval_keys)
@@ -561,8 +704,10 @@ def main(argv=None):
         finish_brax(run_brax(flat_env, cfg, args, chunk_updates, eval_keys, episode_length))
   rows = {k: rows[k] for k in ("ours", "brax") if k in rows}
   out["load_avg_end"] = os.getloadavg()
-  print(f"mode: {out['mode']}; load average at start {out['load_avg_start'][0]:.2f}, "
-        f"at end {out['load_avg_end'][0]:.2f}")
+  print(
+    f"mode: {out['mode']}; load average at start {out['load_avg_start'][0]:.2f}, "
+    f"at end {out['load_avg_end'][0]:.2f}"
+  )
 
   report(out)
   if args.json:

@@ -19,6 +19,10 @@ as the benchmark's evaluation does (its `terminate_on_success`).
 
 from __future__ import annotations
 
+import mjx_envs
+from mjx_envs import scripted
+from mjx_envs.metaworld.multitask import MT10_TASKS
+
 import argparse
 import datetime
 import json
@@ -26,31 +30,27 @@ import os
 import sys
 import time
 
-import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts (scan stall at >= 512 envs)
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-from mjx_envs import scripted
-from mjx_envs.metaworld.multitask import MT10_TASKS
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name -> (registered env, overrides, steps per episode (None: env.episode_length), bar (None: no bar))
 TASKS = {
-    "FetchReach": ("FetchReach", {}, None, 0.95),
-    "FetchPush": ("FetchPush", {}, None, 0.90),
-    "FetchPickAndPlace": ("FetchPickAndPlace", {}, None, 0.90),
-    "FetchSlide": ("FetchSlide", {}, None, 0.50),
-    "BlocksPush-1": ("BlocksPush", {"num_objects": 1}, 150, 0.90),
-    "BlocksPickAndPlace-1": ("BlocksPickAndPlace", {"num_objects": 1}, 150, 0.90),
-    "BlocksStack-2": ("BlocksStack", {"num_objects": 2}, 250, 0.70),
-    **{f"metaworld/{t}": (f"metaworld/{t}", {}, None, 0.90) for t in MT10_TASKS},
+  "FetchReach": ("FetchReach", {}, None, 0.95),
+  "FetchPush": ("FetchPush", {}, None, 0.90),
+  "FetchPickAndPlace": ("FetchPickAndPlace", {}, None, 0.90),
+  "FetchSlide": ("FetchSlide", {}, None, 0.50),
+  "BlocksPush-1": ("BlocksPush", {"num_objects": 1}, 150, 0.90),
+  "BlocksPickAndPlace-1": ("BlocksPickAndPlace", {"num_objects": 1}, 150, 0.90),
+  "BlocksStack-2": ("BlocksStack", {"num_objects": 2}, 250, 0.70),
+  **{f"metaworld/{t}": (f"metaworld/{t}", {}, None, 0.90) for t in MT10_TASKS},
 }
 EXTRAS = {
-    "BlocksPush-2": ("BlocksPush", {"num_objects": 2}, 300, None),
-    "BlocksPush-4": ("BlocksPush", {"num_objects": 4}, 600, None),
-    "BlocksStack-3": ("BlocksStack", {"num_objects": 3}, 400, None),
+  "BlocksPush-2": ("BlocksPush", {"num_objects": 2}, 300, None),
+  "BlocksPush-4": ("BlocksPush", {"num_objects": 4}, 600, None),
+  "BlocksStack-3": ("BlocksStack", {"num_objects": 3}, 400, None),
 }
 
 
@@ -58,6 +58,7 @@ def controller_for(registered: str, env):
   """The family's scripted expert, or None if the family has none."""
   if registered.startswith("metaworld/"):
     from mjx_envs.metaworld import scripted_controller  # pylint: disable=import-outside-toplevel
+
     return scripted_controller(env)
   if registered.startswith("Fetch"):
     try:
@@ -66,6 +67,7 @@ def controller_for(registered: str, env):
       return None
     return scripted_controller(env)
   from mjx_envs.blocks import scripted_controller  # pylint: disable=import-outside-toplevel
+
   return scripted_controller(env)
 
 
@@ -83,9 +85,14 @@ def run_task(name, spec, episodes: int, seed: int, steps_override=None) -> dict:
     row["error"] = "no scripted controller"
     return row
   steps = int(steps_override or steps or env.episode_length)
-  row.update(steps=steps, episode_length=int(env.episode_length),
-             sim_dt=float(env.mj_model.opt.timestep), n_substeps=int(env.n_substeps),
-             iterations=int(env.mj_model.opt.iterations), ls_iterations=int(env.mj_model.opt.ls_iterations))
+  row.update(
+    steps=steps,
+    episode_length=int(env.episode_length),
+    sim_dt=float(env.mj_model.opt.timestep),
+    n_substeps=int(env.n_substeps),
+    iterations=int(env.mj_model.opt.iterations),
+    ls_iterations=int(env.mj_model.opt.ls_iterations),
+  )
 
   def run(key):
     state, trace = scripted.rollout(env, ctrl, key, episodes, steps)
@@ -112,8 +119,10 @@ def run_task(name, spec, episodes: int, seed: int, steps_override=None) -> dict:
 
 
 def markdown_table(rows) -> str:
-  out = ["| task | episodes | steps/episode | success rate | bar | pass | wall s (compile + run) |",
-         "|---|---:|---:|---:|---:|---|---:|"]
+  out = [
+    "| task | episodes | steps/episode | success rate | bar | pass | wall s (compile + run) |",
+    "|---|---:|---:|---:|---:|---|---:|",
+  ]
   for r in rows:
     bar = "-" if r["bar"] is None else f"{r['bar']:.2f}"
     if "error" in r:
@@ -121,23 +130,32 @@ def markdown_table(rows) -> str:
       out.append(f"| {r['task']} | {r['episodes']} | - | error: {r['error']} | {bar} | {verdict} | - |")
       continue
     verdict = "-" if r["passed"] is None else ("pass" if r["passed"] else "FAIL")
-    out.append(f"| {r['task']} | {r['episodes']} | {r['steps']} | {r['success_rate']:.2f} | {bar} | {verdict} | "
-               f"{r['wall_s']:.0f} ({r['compile_s']:.0f} + {r['run_s']:.0f}) |")
+    out.append(
+      f"| {r['task']} | {r['episodes']} | {r['steps']} | {r['success_rate']:.2f} | {bar} | {verdict} | "
+      f"{r['wall_s']:.0f} ({r['compile_s']:.0f} + {r['run_s']:.0f}) |"
+    )
   return "\n".join(out)
 
 
 def parse_args(argv=None):
   p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-  p.add_argument("--tasks", default=None,
-                 help=f"comma-separated subset of {list(TASKS) + list(EXTRAS)} (default: the barred tasks)")
+  p.add_argument(
+    "--tasks",
+    default=None,
+    help=f"comma-separated subset of {list(TASKS) + list(EXTRAS)} (default: the barred tasks)",
+  )
   p.add_argument("--extras", action="store_true", help=f"also run {list(EXTRAS)} (informative, no bar)")
   p.add_argument("--episodes", type=int, default=100)
   p.add_argument("--steps", type=int, default=None, help="override steps per episode for every task")
   p.add_argument("--seed", type=int, default=0)
-  p.add_argument("--overrides", default=None,
-                 help='JSON config overrides applied to every task, e.g. \'{"condim": 3}\' (physics tuning)')
-  p.add_argument("--cache-dir", default=os.path.join(REPO, ".jax_cache"),
-                 help="persistent compilation cache ('' disables)")
+  p.add_argument(
+    "--overrides",
+    default=None,
+    help='JSON config overrides applied to every task, e.g. \'{"condim": 3}\' (physics tuning)',
+  )
+  p.add_argument(
+    "--cache-dir", default=os.path.join(REPO, ".jax_cache"), help="persistent compilation cache ('' disables)"
+  )
   p.add_argument("--json", default=None, help="write results to this path")
   return p.parse_args(argv)
 
@@ -154,8 +172,11 @@ def main(argv=None):
   if unknown:
     raise SystemExit(f"unknown task(s) {unknown}; known: {list(every)}")
   dev = jax.devices()[0]
-  print(f"# device: {dev} ({dev.platform}), jax {jax.__version__}; {args.episodes} episodes per task, "
-        f"seed {args.seed}", flush=True)
+  print(
+    f"# device: {dev} ({dev.platform}), jax {jax.__version__}; {args.episodes} episodes per task, "
+    f"seed {args.seed}",
+    flush=True,
+  )
   extra = json.loads(args.overrides) if args.overrides else {}
   rows, t_start = [], time.perf_counter()
   for name in names:
@@ -165,9 +186,13 @@ def main(argv=None):
     if "error" in row:
       print(f"[{name}] error: {row['error']}", file=sys.stderr, flush=True)
     else:
-      print(f"[{name}] {row['successes']}/{row['episodes']} = {row['success_rate']:.2f} "
-            f"(bar {row['bar']}), {row['steps']} steps, compile {row['compile_s']:.0f} s, "
-            f"run {row['run_s']:.0f} s", file=sys.stderr, flush=True)
+      print(
+        f"[{name}] {row['successes']}/{row['episodes']} = {row['success_rate']:.2f} "
+        f"(bar {row['bar']}), {row['steps']} steps, compile {row['compile_s']:.0f} s, "
+        f"run {row['run_s']:.0f} s",
+        file=sys.stderr,
+        flush=True,
+      )
   total = time.perf_counter() - t_start
   print()
   print(markdown_table(rows))
@@ -176,9 +201,21 @@ def main(argv=None):
   if args.json:
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
-      json.dump({"date": datetime.datetime.now().isoformat(timespec="seconds"), "argv": sys.argv,
-                 "device": str(dev), "platform": dev.platform, "episodes": args.episodes,
-                 "seed": args.seed, "results": rows, "failed": failed, "total_wall_s": total}, f, indent=1)
+      json.dump(
+        {
+          "date": datetime.datetime.now().isoformat(timespec="seconds"),
+          "argv": sys.argv,
+          "device": str(dev),
+          "platform": dev.platform,
+          "episodes": args.episodes,
+          "seed": args.seed,
+          "results": rows,
+          "failed": failed,
+          "total_wall_s": total,
+        },
+        f,
+        indent=1,
+      )
     print(f"wrote {args.json}")
   if failed:
     print(f"BARS MISSED: {failed}", file=sys.stderr)

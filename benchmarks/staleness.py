@@ -9,28 +9,33 @@ area under the success curve, and writes staleness.png (success against env step
 
 from __future__ import annotations
 
+import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
+
 import argparse
 import json
 import os
 import sys
 
-import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import train  # noqa: E402  pylint: disable=wrong-import-position
-from agents import experiment  # noqa: E402  pylint: disable=wrong-import-position
+import train
+from agents import experiment
 
 
 def summarize(rows, target):
   steps = np.array([r["env_steps"] for r in rows])
   succ = np.array([r["eval/success_rate"] for r in rows])
   hit = np.nonzero(succ >= target)[0]
-  return {"steps_to_target": int(steps[hit[0]]) if hit.size else None,
-          "wall_to_target": float(rows[hit[0]]["wall_s"]) if hit.size else None,
-          "final": float(succ[-1]), "auc": float(np.trapezoid(succ, steps) / (steps[-1] - steps[0] or 1)),
-          "staleness_logged": float(np.mean([r["data/staleness"] for r in rows])),
-          "steps": steps.tolist(), "success": succ.tolist()}
+  return {
+    "steps_to_target": int(steps[hit[0]]) if hit.size else None,
+    "wall_to_target": float(rows[hit[0]]["wall_s"]) if hit.size else None,
+    "final": float(succ[-1]),
+    "auc": float(np.trapezoid(succ, steps) / (steps[-1] - steps[0] or 1)),
+    "staleness_logged": float(np.mean([r["data/staleness"] for r in rows])),
+    "steps": steps.tolist(),
+    "success": succ.tolist(),
+  }
 
 
 def main(argv=None):
@@ -55,25 +60,42 @@ def main(argv=None):
       rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
       results[f"{k}/{seed}"] = {"k": k, "seed": seed, **summarize(rows, args.target)}
       r = results[f"{k}/{seed}"]
-      print(f"k={k:3d} seed={seed}: steps to {args.target} {r['steps_to_target']}, final {r['final']:.2f}, "
-            f"auc {r['auc']:.3f}, logged staleness {r['staleness_logged']:.2f}", flush=True)
+      print(
+        f"k={k:3d} seed={seed}: steps to {args.target} {r['steps_to_target']}, final {r['final']:.2f}, "
+        f"auc {r['auc']:.3f}, logged staleness {r['staleness_logged']:.2f}",
+        flush=True,
+      )
   with open(os.path.join(args.out, "staleness.json"), "w") as f:
     json.dump({"config": args.config, "sets": args.set, "target": args.target, "runs": results}, f)
-  print(f"\n| staleness k | seeds | env steps to {args.target} (each seed) | final success (mean) | "
-        "area under success curve (mean) |\n|---|---|---|---|---|")
+  print(
+    f"\n| staleness k | seeds | env steps to {args.target} (each seed) | final success (mean) | "
+    "area under success curve (mean) |\n|---|---|---|---|---|"
+  )
   for k in args.staleness:
     rs = [r for r in results.values() if r["k"] == k]
-    print(f"| {k} | {len(rs)} | {', '.join(str(r['steps_to_target']) for r in rs)} | "
-          f"{np.mean([r['final'] for r in rs]):.2f} | {np.mean([r['auc'] for r in rs]):.3f} |")
+    print(
+      f"| {k} | {len(rs)} | {', '.join(str(r['steps_to_target']) for r in rs)} | "
+      f"{np.mean([r['final'] for r in rs]):.2f} | {np.mean([r['auc'] for r in rs]):.3f} |"
+    )
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
+
   fig = Figure(figsize=(6, 4))
   ax = fig.subplots()
   cmap = {k: c for k, c in zip(args.staleness, ["C0", "C1", "C2", "C3", "C4", "C5", "C6", "C7"])}
   for r in results.values():
-    ax.plot(r["steps"], r["success"], color=cmap.get(r["k"], "k"), alpha=0.8,
-            label=f"k={r['k']}" if r["seed"] == args.seeds[0] else None)
-  ax.set(xlabel="env steps", ylabel="eval success rate", ylim=(-0.02, 1.02),
-         title=f"{args.config}: PPO with data k train steps stale")
+    ax.plot(
+      r["steps"],
+      r["success"],
+      color=cmap.get(r["k"], "k"),
+      alpha=0.8,
+      label=f"k={r['k']}" if r["seed"] == args.seeds[0] else None,
+    )
+  ax.set(
+    xlabel="env steps",
+    ylabel="eval success rate",
+    ylim=(-0.02, 1.02),
+    title=f"{args.config}: PPO with data k train steps stale",
+  )
   ax.legend(fontsize=8)
   fig.tight_layout()
   fig.savefig(os.path.join(args.out, "staleness.png"), dpi=100)

@@ -34,14 +34,30 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def trial(train_py, config, devices, steps, cache, out, extra=()):
   """One run of train.py; returns its timings."""
-  cmd = [sys.executable, train_py, "--config", config, "--steps", str(steps), "--out", out, "--no-progress",
-         *extra]
+  cmd = [
+    sys.executable,
+    train_py,
+    "--config",
+    config,
+    "--steps",
+    str(steps),
+    "--out",
+    out,
+    "--no-progress",
+    *extra,
+  ]
   if devices:
     cmd += ["--devices", str(devices)]
   env = dict(os.environ, MJX_COMPILATION_CACHE=cache, PYTHONUNBUFFERED="1")
   t0 = time.perf_counter()
-  proc = subprocess.Popen(cmd, cwd=os.path.dirname(os.path.abspath(train_py)), env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+  proc = subprocess.Popen(
+    cmd,
+    cwd=os.path.dirname(os.path.abspath(train_py)),
+    env=env,
+    stdout=subprocess.PIPE,
+    stderr=subprocess.STDOUT,
+    text=True,
+  )
   first_row, lines = None, []
   for line in proc.stdout:
     lines.append(line.rstrip())
@@ -53,10 +69,17 @@ def trial(train_py, config, devices, steps, cache, out, extra=()):
     raise RuntimeError(f"{' '.join(cmd)} failed:\n" + "\n".join(lines[-30:]))
   rows = [json.loads(l) for l in open(os.path.join(out, "metrics.jsonl"))]
   sps = [r["train/sps"] for r in rows[1:]] or [rows[0]["train/sps"]]
-  return {"devices": devices, "first_row_s": round(first_row, 2), "total_s": round(total, 2),
-          "ready_s": rows[0].get("startup/first_step_s"), "compile_train_s": rows[0].get("compile/train_s"),
-          "compile_eval_s": rows[0].get("compile/eval_s"), "sps": round(sum(sps) / len(sps), 1),
-          "final_success": rows[-1]["eval/success_rate"], "env_steps": rows[-1]["env_steps"]}
+  return {
+    "devices": devices,
+    "first_row_s": round(first_row, 2),
+    "total_s": round(total, 2),
+    "ready_s": rows[0].get("startup/first_step_s"),
+    "compile_train_s": rows[0].get("compile/train_s"),
+    "compile_eval_s": rows[0].get("compile/eval_s"),
+    "sps": round(sum(sps) / len(sps), 1),
+    "final_success": rows[-1]["eval/success_rate"],
+    "env_steps": rows[-1]["env_steps"],
+  }
 
 
 def main(argv=None):
@@ -88,9 +111,14 @@ def main(argv=None):
           print(json.dumps(r), flush=True)
       finally:
         shutil.rmtree(tmp, ignore_errors=True)
-  out = {"config": a.config, "date": time.strftime("%Y-%m-%d %H:%M"),
-         "cores": len(os.sched_getaffinity(0)), "load_avg_start": load_start,
-         "load_avg_end": os.getloadavg(), "trials": results}
+  out = {
+    "config": a.config,
+    "date": time.strftime("%Y-%m-%d %H:%M"),
+    "cores": len(os.sched_getaffinity(0)),
+    "load_avg_start": load_start,
+    "load_avg_end": os.getloadavg(),
+    "trials": results,
+  }
   if a.json:
     with open(a.json, "w") as f:
       json.dump(out, f, indent=1)

@@ -11,25 +11,30 @@ seconds per train step, env steps/s and the ratio to the first variant (> 1: fas
 
 from __future__ import annotations
 
+import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
+
 import argparse
 import os
 import sys
 import time
 
-import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
 import jax
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import train  # noqa: E402  pylint: disable=wrong-import-position
-from agents import experiment  # noqa: E402  pylint: disable=wrong-import-position
+import train
+from agents import experiment
 
 
 def main(argv=None):
   p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   p.add_argument("--config", required=True)
-  p.add_argument("--variant", action="append", required=True,
-                 help="label:key=value[,key=value...] (config overrides, may be empty); repeatable")
+  p.add_argument(
+    "--variant",
+    action="append",
+    required=True,
+    help="label:key=value[,key=value...] (config overrides, may be empty); repeatable",
+  )
   p.add_argument("--updates", type=int, default=2, help="train steps per timed call")
   p.add_argument("--repeats", type=int, default=3, help="alternating rounds of timed calls")
   args = p.parse_args(argv)
@@ -52,11 +57,15 @@ def main(argv=None):
       r["ts"] = jax.block_until_ready(r["many"](r["ts"], args.updates)[0])
       r["times"].append((time.perf_counter() - t0) / args.updates)
   first = float(np.median(runs[0]["times"]))
-  print(f"# {args.config}, {args.updates} train steps per call, {args.repeats} rounds; device {jax.devices()[0]}")
+  print(
+    f"# {args.config}, {args.updates} train steps per call, {args.repeats} rounds; device {jax.devices()[0]}"
+  )
   for r in runs:
     med = float(np.median(r["times"]))
-    print(f"{r['label']}: {med:.3f} s per train step, {r['steps'] / med:,.0f} env steps/s, "
-          f"ratio {first / med:.2f}")
+    print(
+      f"{r['label']}: {med:.3f} s per train step, {r['steps'] / med:,.0f} env steps/s, "
+      f"ratio {first / med:.2f}"
+    )
   return 0
 
 

@@ -1,15 +1,21 @@
-"""FetchPush on this project's 2-core CPU: the DDPG+HER setting meant to reach eval success >= 0.9 fastest
-in `train.py` wall time (issue 12's target: within 60 minutes). Baselines' 8-worker setting: 16 envs x 50
-steps per cycle (8 workers x 2 rollouts), 40 updates per cycle of an effective batch of 8 x 256 = 2,048
-(one batch of 2,048 gives the gradient of 8 workers' averaged 256-batches; tests/agents/test_ddpg.py), the
-normaliser's std floor at baselines' 1e-2. Evaluation every 10 cycles (8,000 env steps) on 64 fresh
-episodes. Measured on the 2-core CPU (2026-11-24; BENCHMARKS.md, "Fetch on the reference's physics"): eval
-success 0.92 at 616k env steps after 35.3 min of training (+40 s compile), 0.95-1.00 from 1M steps; 0.95 at
-the 58-minute stop (1.13M steps). Baselines' 1-worker ratio (2 envs, batch 256) stayed at 0.05-0.14 for
-its 23 minutes (305k steps)."""
+"""DDPG+HER on FetchPush: the setting that reaches eval success 0.9 fastest on a 2-core CPU.
+
+The target: eval success >= 0.9 within 60 minutes of `train.py` wall time. Baselines' 8-worker setting:
+16 envs x 50 steps per cycle (8 workers x 2 rollouts), 40 updates per cycle of an effective batch of 8 x
+256 = 2,048 (one batch of 2,048 gives the gradient of 8 workers' averaged 256-batches;
+tests/agents/her/test_ddpg.py), the normaliser's std floor at baselines' 1e-2. Evaluation every 10 cycles
+(8,000 env steps) on 64 fresh episodes. Measured on the 2-core CPU (2026-11-24; BENCHMARKS.md, "HER on
+Fetch"): eval success 0.92 at 616k env steps after 35.3 min of training (+40 s compile), 0.95-1.00 from 1M
+steps; 0.95 at the 58-minute stop (1.13M steps). Baselines' 1-worker ratio (2 envs, batch 256) stayed at
+0.05-0.14 for its 23 minutes (305k steps).
+"""
+
 import copy
 import os
 import runpy
+
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "success 0.92 at 616k env steps after 35 min of training; 0.95 at 58 min (CPU, 2026-11-24)"
 
 _PUSH = runpy.run_path(os.path.join(os.path.dirname(__file__), "ddpg_her_fetch_push.py"))
 

@@ -1,18 +1,33 @@
-"""Hide-and-seek in the quadrant world, multi-agent PPO sized for a 2-core CPU: hns_quadrant's PPO settings
-with 32 worlds (128 agent streams), half an episode per world per train step, a smaller entity network
-(embedding 64, 4 heads x 16, dense 128, LSTM 128) and lr 1e-3, as a CPU budget allows few updates. For the
-first phase of the emergence, running and chasing (BENCHMARKS.md, issue 16: the seekers' return rises from
-the random level -34 to -14 in 450k world steps, ~60 min)."""
+"""Hide-and-seek in the quadrant world, multi-agent PPO sized for a 2-core CPU.
+
+hns_quadrant's PPO settings with 32 worlds (128 agent streams), half an episode per world per train step,
+a smaller entity network (embedding 64, 4 heads x 16, dense 128, LSTM 128) and lr 1e-3, as a CPU budget
+allows few updates. For the first phase of the emergence, running and chasing (BENCHMARKS.md,
+"Hide-and-seek": the seekers' return rises from the random level -34 to -14 in 450k world steps, ~60
+min).
+"""
+
 import copy
 import os
 import runpy
+
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "seekers' return -34 to -13.9 at 450k world steps (~60 min), -11.9 at 1M (CPU, 2026-11-24)"
 
 _FULL = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant.py"))
 
 
 def get_config():
   cfg = copy.deepcopy(_FULL["get_config"]())
-  cfg["agent"].update(num_envs=32, unroll_length=40, total_env_steps=4_000_000, learning_rate=1e-3,
-                      embed=64, head_dim=16, dense=128, lstm_size=128)
+  cfg["agent"].update(
+    num_envs=32,
+    unroll_length=40,
+    total_env_steps=4_000_000,
+    learning_rate=1e-3,
+    embed=64,
+    head_dim=16,
+    dense=128,
+    lstm_size=128,
+  )
   cfg["run"].update(num_eval_envs=32)
   return cfg

@@ -1,24 +1,30 @@
-"""PPO on FetchPush (dense reward). A harder task for PPO; see BENCHMARKS.md for what it reaches. Unrolls of one
-whole episode (50 steps), so that ppo_her_fetch_push, which differs only in the hindsight switch, judges each
-episode by its real last step (issue 12)."""
+"""PPO on FetchPush, dense reward, unrolls of one whole episode.
+
+A harder task for PPO; see BENCHMARKS.md for what it reaches. Unrolls of one whole episode (50 steps), so
+that ppo_her_fetch_push, which differs only in the hindsight switch, judges each episode by its real last
+step.
+"""
+
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "success 0.08 (best 0.09) at 154k env steps in 7.9 min (CPU, 2026-11-24)"
 
 
 def get_config():
   return {
-      "env": {"name": "FetchPush", "reward_type": "dense"},
-      "agent": {
-          "algo": "ppo",
-          "num_envs": 256,
-          "unroll_length": 50,
-          "num_minibatches": 8,
-          "update_epochs": 4,
-          "total_env_steps": 5_000_000,
-          "learning_rate": 3e-4,
-          "gamma": 0.97,
-          "ent_coef": 1e-3,
-          "policy_hidden": (256, 256),
-          "value_hidden": (256, 256),
-          "normalize_reward": True,
-      },
-      "run": {"seed": 0, "eval_every": 20, "num_eval_envs": 128},
+    "env": {"name": "FetchPush", "reward_type": "dense"},
+    "agent": {
+      "algo": "ppo",
+      "num_envs": 256,
+      "unroll_length": 50,
+      "num_minibatches": 8,
+      "update_epochs": 4,
+      "total_env_steps": 5_000_000,
+      "learning_rate": 3e-4,
+      "gamma": 0.97,
+      "ent_coef": 1e-3,
+      "policy_hidden": (256, 256),
+      "value_hidden": (256, 256),
+      "normalize_reward": True,
+    },
+    "run": {"seed": 0, "eval_every": 20, "num_eval_envs": 128},
   }

@@ -1,10 +1,19 @@
-"""SAC+HER on FetchPickAndPlace: configs/ddpg_her_fetch_pick_and_place.py (the FetchPush settings, a
-4M-step budget) with SAC as the learner (see configs/sac_her_fetch_push.py)."""
+"""SAC+HER on FetchPickAndPlace: ddpg_her_fetch_pick_and_place with SAC as the learner.
+
+configs/ddpg_her_fetch_pick_and_place.py (the FetchPush settings, a 4M-step budget) with SAC as the
+learner (see configs/sac_her_fetch_push.py).
+"""
+
 import os
 import runpy
 
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "not yet measured"
+
 
 def get_config():
-  cfg = runpy.run_path(os.path.join(os.path.dirname(__file__), "ddpg_her_fetch_pick_and_place.py"))["get_config"]()
+  cfg = runpy.run_path(os.path.join(os.path.dirname(__file__), "ddpg_her_fetch_pick_and_place.py"))[
+    "get_config"
+  ]()
   cfg["agent"]["algo"] = "sac_her"
   return cfg

@@ -5,8 +5,7 @@ headless Linux machine, picks a MuJoCo GL backend for offscreen rendering (see `
 before JAX or MuJoCo start. Rendering and videos: `mjx_envs.render`.
 """
 
-from mjx_envs import _cpu
-from mjx_envs import _gl
+from mjx_envs import _cpu, _gl
 
 _cpu.apply()
 _gl.apply()  # before the first `import mujoco` (mjx_envs.core), which reads MUJOCO_GL
@@ -21,6 +20,7 @@ def _import_mjx_quietly():
   import importlib.util  # pylint: disable=import-outside-toplevel
   import io  # pylint: disable=import-outside-toplevel
   import sys  # pylint: disable=import-outside-toplevel
+
   if "mujoco.mjx" in sys.modules or importlib.util.find_spec("warp") is not None:
     return  # imported already (its lines are out), or Warp is installed: nothing to filter
   out = io.StringIO()
@@ -36,14 +36,22 @@ def _import_mjx_quietly():
 _import_mjx_quietly()
 
 # pylint: disable=wrong-import-position
-from mjx_envs.core import ConfigError, Env, GoalEnv, State, check_config
-from mjx_envs import wrappers
-from mjx_envs.registry import default_config, make, register, registered
+from mjx_envs import blocks as _blocks  # noqa: E402, F401  registers the block world
+from mjx_envs import fetch as _fetch  # noqa: E402, F401  registers the Fetch tasks
+from mjx_envs import hide_and_seek as _hide_and_seek  # noqa: E402, F401  registers the hide-and-seek games
+from mjx_envs import metaworld as _metaworld  # noqa: E402, F401  registers Meta-World's tasks and MT10
+from mjx_envs import wrappers  # noqa: E402
+from mjx_envs.core import ConfigError, Env, GoalEnv, State, check_config  # noqa: E402, F401
+from mjx_envs.registry import default_config, make, register, registered  # noqa: E402
 
-from mjx_envs import blocks as _blocks  # noqa: E402  registers the block world
-from mjx_envs import fetch as _fetch  # noqa: E402  registers the Fetch tasks
-from mjx_envs import hide_and_seek as _hide_and_seek  # noqa: E402  registers the hide-and-seek games
-from mjx_envs import metaworld as _metaworld  # noqa: E402  registers Meta-World's tasks and MT10
-
-__all__ = ["make", "registered", "register", "default_config", "Env", "GoalEnv", "State",
-           "ConfigError", "wrappers"]
+__all__ = [
+  "make",
+  "registered",
+  "register",
+  "default_config",
+  "Env",
+  "GoalEnv",
+  "State",
+  "ConfigError",
+  "wrappers",
+]

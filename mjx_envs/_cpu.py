@@ -21,10 +21,12 @@ def apply() -> bool:
   os.environ["XLA_FLAGS"] = (flags + " " + FLAG).strip()
   if _cpu_backend_already_started():
     warnings.warn(
-        "mjx_envs was imported after JAX had started its CPU backend, so XLA_FLAGS could not take "
-        f"effect. Scans over 512+ vmapped envs may stall on CPU; set XLA_FLAGS='{FLAG}' before "
-        "starting Python, or import mjx_envs before running any JAX computation.",
-        RuntimeWarning, stacklevel=3)
+      "mjx_envs was imported after JAX had started its CPU backend, so XLA_FLAGS could not take "
+      f"effect. Scans over 512+ vmapped envs may stall on CPU; set XLA_FLAGS='{FLAG}' before "
+      "starting Python, or import mjx_envs before running any JAX computation.",
+      RuntimeWarning,
+      stacklevel=3,
+    )
     return False
   return True
 

@@ -16,35 +16,46 @@ draws a fresh state (counted in the episode statistics).
 
 from __future__ import annotations
 
-import abc
-from typing import Any, Dict, Mapping, Sequence, Tuple
-
-from brax.envs.base import Env as _BraxEnv
-from brax.envs.base import State
-import jax
-import jax.numpy as jnp
-import mujoco
-from mujoco import mjx
-import numpy as np
-
 from mjx_envs import cphysics
 from mjx_envs.elliptic_newton import fast_elliptic_newton
 
-__all__ = ["State", "Env", "MjxEnv", "GoalEnv", "sanitize_action", "ConfigError", "camera_xml",
-           "IMPLS", "check_impl", "resolve_impl", "warp_available"]
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+from brax.envs.base import Env as _BraxEnv
+from brax.envs.base import State
+from mujoco import mjx
+
+__all__ = [
+  "State",
+  "Env",
+  "MjxEnv",
+  "GoalEnv",
+  "sanitize_action",
+  "ConfigError",
+  "camera_xml",
+  "IMPLS",
+  "check_impl",
+  "resolve_impl",
+  "warp_available",
+]
 
 
 class ConfigError(ValueError):
   """A bad environment name, config key or config value."""
 
 
-def check_config(name: str, defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> Dict[str, Any]:
+def check_config(name: str, defaults: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
   """Merges `overrides` into `defaults`, refusing keys that `defaults` does not have and values of another
   type than the default's (see `check_type`). Value ranges are each env's own to check."""
   unknown = sorted(set(overrides) - set(defaults))
   if unknown:
-    raise ConfigError(
-        f"{name}: unknown config key(s) {unknown}; valid keys are {sorted(defaults)}")
+    raise ConfigError(f"{name}: unknown config key(s) {unknown}; valid keys are {sorted(defaults)}")
   return {**defaults, **{k: check_type(name, k, defaults[k], v) for k, v in overrides.items()}}
 
 
@@ -134,8 +145,9 @@ class Env(_BraxEnv):
     """Host-side shape check, for use outside jit by wrappers and tools."""
     if getattr(action, "shape", None) is None or action.shape[-1:] != (self.action_size,):
       raise ValueError(
-          f"{type(self).__name__}: action must have trailing shape ({self.action_size},), "
-          f"got {getattr(action, 'shape', type(action))}")
+        f"{type(self).__name__}: action must have trailing shape ({self.action_size},), "
+        f"got {getattr(action, 'shape', type(action))}"
+      )
 
 
 IMPLS = ("auto", "c", "jax", "warp")
@@ -167,8 +179,9 @@ def check_impl(impl) -> None:
     raise ConfigError(f"impl must be one of {IMPLS}, got {impl!r}")
   if impl == "warp" and not warp_available():
     raise ConfigError(
-        'impl="warp" needs the packages mujoco-warp and warp-lang, which are not installed; '
-        "install them with `pip install -e '.[warp]'` (or `pip install mujoco-warp warp-lang`)")
+      'impl="warp" needs the packages mujoco-warp and warp-lang, which are not installed; '
+      "install them with `pip install -e '.[warp]'` (or `pip install mujoco-warp warp-lang`)"
+    )
 
 
 WARP_DEFAULT_MAX_ENVS = 1024  # impl="warp" with warp_max_envs=None: the batch Warp's buffers are sized for
@@ -186,10 +199,16 @@ class MjxEnv(Env):
   (`pair_contacts`).
   """
 
-  def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, max_qvel: float = 100.0,
-               impl: str = "auto", warp_max_envs: int | None = None,
-               c_fields: Sequence[str] = cphysics.DEFAULT_FIELDS,
-               contact_pairs: Sequence[Tuple[Sequence[int], Sequence[int]]] = ()):
+  def __init__(
+    self,
+    mj_model: mujoco.MjModel,
+    n_substeps: int,
+    max_qvel: float = 100.0,
+    impl: str = "auto",
+    warp_max_envs: int | None = None,
+    c_fields: Sequence[str] = cphysics.DEFAULT_FIELDS,
+    contact_pairs: Sequence[tuple[Sequence[int], Sequence[int]]] = (),
+  ):
     impl = resolve_impl(impl)
     self.mj_model = mj_model
     self.impl = impl
@@ -204,8 +223,9 @@ class MjxEnv(Env):
     self._data_template = mjx.make_data(mj_model, impl=mjx_impl)
     self.cphysics = None
     if impl == "c":
-      self.cphysics = cphysics.Backend(mj_model, n_substeps, c_fields, self.contact_pairs,
-                                       name=type(self).__name__)
+      self.cphysics = cphysics.Backend(
+        mj_model, n_substeps, c_fields, self.contact_pairs, name=type(self).__name__
+      )
       self._data_template = self.cphysics.make_data(self._data_template)
     self.warp_max_envs = int(warp_max_envs or WARP_DEFAULT_MAX_ENVS)
     if impl == "warp":
@@ -213,7 +233,7 @@ class MjxEnv(Env):
       # it the batch size), sized by default for ONE world: a batch of B envs would silently drop all
       # contacts past that (Warp only prints "broadphase overflow"). Size it for `warp_max_envs` worlds;
       # not more than needed: on the CPU, Warp's cost grows with the buffer (BlocksPush-1 at batch 64:
-      # 779 ctrl steps/s sized for 64 envs, 242 sized for 8192; BENCHMARKS.md, Physics cost).
+      # 779 ctrl steps/s sized for 64 envs, 242 sized for 8192; BENCHMARKS.md, "MuJoCo Warp (`impl="warp"`)").
       per_world = int(self._data_template._impl.naconmax)  # pylint: disable=protected-access
       self._data_template = mjx.make_data(mj_model, impl=impl, naconmax=per_world * self.warp_max_envs)
     self.n_substeps = int(n_substeps)
@@ -236,8 +256,10 @@ class MjxEnv(Env):
     m = self.mjx_model
     quat = data.mocap_quat[self._mocap_order]
     quat = quat / jnp.linalg.norm(quat, axis=-1, keepdims=True)
-    return m.replace(body_pos=m.body_pos.at[self._mocap_bodies].set(data.mocap_pos[self._mocap_order]),
-                     body_quat=m.body_quat.at[self._mocap_bodies].set(quat))
+    return m.replace(
+      body_pos=m.body_pos.at[self._mocap_bodies].set(data.mocap_pos[self._mocap_order]),
+      body_quat=m.body_quat.at[self._mocap_bodies].set(quat),
+    )
 
   def make_data(self) -> mjx.Data:
     """A fresh `mjx.Data` of this env's model and `impl` (jittable: returns a built template)."""
@@ -248,10 +270,15 @@ class MjxEnv(Env):
     """Control period in seconds."""
     return float(self.mj_model.opt.timestep) * self.n_substeps
 
-  def physics_step(self, data: mjx.Data, ctrl: jax.Array | None = None,
-                   mocap_pos: jax.Array | None = None, mocap_quat: jax.Array | None = None,
-                   interpolate_mocap: bool = False,
-                   model_fields: Mapping[str, jax.Array] | None = None) -> mjx.Data:
+  def physics_step(
+    self,
+    data: mjx.Data,
+    ctrl: jax.Array | None = None,
+    mocap_pos: jax.Array | None = None,
+    mocap_quat: jax.Array | None = None,
+    interpolate_mocap: bool = False,
+    model_fields: Mapping[str, jax.Array] | None = None,
+  ) -> mjx.Data:
     """Sets controls and mocap targets, then runs `n_substeps` of `mjx.step` (under "c": C's mj_step).
 
     `model_fields` ({model field: array}) replaces fields of the model for this world's step (e.g.
@@ -294,8 +321,7 @@ class MjxEnv(Env):
     with fast_elliptic_newton():  # the same Newton step, without MJX's O(ncon * nefc^2) cone Hessian
       return jax.lax.scan(body, data, fracs)[0]
 
-  def reset_forward(self, data: mjx.Data,
-                    model_fields: Mapping[str, jax.Array] | None = None) -> mjx.Data:
+  def reset_forward(self, data: mjx.Data, model_fields: Mapping[str, jax.Array] | None = None) -> mjx.Data:
     """The derived quantities a reset's observation reads: positions and orientations of bodies, geoms
     and sites (`mjx.kinematics`), not a full `mjx.forward`.
 
@@ -313,7 +339,7 @@ class MjxEnv(Env):
     m = self.model_for(data)
     return mjx.kinematics(m.replace(**model_fields) if model_fields else m, data)
 
-  def pair_contacts(self, data: mjx.Data) -> Tuple[jax.Array, jax.Array]:
+  def pair_contacts(self, data: mjx.Data) -> tuple[jax.Array, jax.Array]:
     """Per declared contact pair of geom groups (`contact_pairs`, P of them): (the smallest contact
     distance [P], 1e6 where none; the summed normal force [P]) of the last substep. Under "jax" from
     MJX's contact arrays, under "c" from C's contact list; MJX-Warp exposes no per-world contacts (1e6, 0)."""
@@ -349,8 +375,9 @@ class GoalEnv(MjxEnv):
   """A multi-goal env: `obs` is a dict with `observation`, `achieved_goal` and `desired_goal`."""
 
   @abc.abstractmethod
-  def compute_reward(self, achieved_goal: jax.Array, desired_goal: jax.Array,
-                     info: Mapping[str, Any]) -> jax.Array:
+  def compute_reward(
+    self, achieved_goal: jax.Array, desired_goal: jax.Array, info: Mapping[str, Any]
+  ) -> jax.Array:
     """Reward for reaching `achieved_goal` when `desired_goal` was asked; any leading batch shape."""
 
   @abc.abstractmethod

@@ -1,7 +1,8 @@
 """C MuJoCo physics inside jitted JAX programs (`impl="c"`): the CPU path of every family.
 
 On a machine without an accelerator, MJX-JAX compiles for minutes and steps 20-200 times slower than C
-MuJoCo (BENCHMARKS.md, "C MuJoCo backend"). Here `MjxEnv.physics_step` and `reset_forward` hand the whole
+MuJoCo (BENCHMARKS.md, "Throughput: the C backend, MJX-JAX and C MuJoCo stepped directly" and
+"C MuJoCo on the host (`impl="c"`)"). Here `MjxEnv.physics_step` and `reset_forward` hand the whole
 vmapped batch to C MuJoCo on the host through one `jax.pure_callback` (`vmap_method="broadcast_all"`), so
 the learners, wrappers, rewards and observations keep their code and their single compiled program.
 
@@ -61,32 +62,65 @@ import copy
 import os
 import queue
 import threading
+from collections.abc import Mapping, Sequence
 from concurrent import futures
-from typing import Dict, Mapping, Sequence, Tuple
 
 import flax.struct
 import jax
 import jax.numpy as jnp
 import mujoco
-from mujoco import mjx
 import numpy as np
+from mujoco import mjx
 
 SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
 
 # The derived fields a family may read after a step (MjData attribute names; also mjx.Data fields).
-DERIVED = ("xpos", "xquat", "xmat", "xipos", "ximat", "site_xpos", "site_xmat", "geom_xpos",
-           "geom_xmat", "sensordata", "subtree_com", "cvel", "actuator_force", "qfrc_constraint")
-DEFAULT_FIELDS = ("xpos", "xquat", "xmat", "xipos", "site_xpos", "site_xmat", "geom_xpos", "geom_xmat",
-                  "sensordata")
+DERIVED = (
+  "xpos",
+  "xquat",
+  "xmat",
+  "xipos",
+  "ximat",
+  "site_xpos",
+  "site_xmat",
+  "geom_xpos",
+  "geom_xmat",
+  "sensordata",
+  "subtree_com",
+  "cvel",
+  "actuator_force",
+  "qfrc_constraint",
+)
+DEFAULT_FIELDS = (
+  "xpos",
+  "xquat",
+  "xmat",
+  "xipos",
+  "site_xpos",
+  "site_xmat",
+  "geom_xpos",
+  "geom_xmat",
+  "sensordata",
+)
 
 # The parts of mjSTATE_INTEGRATION, in the order C MuJoCo lays them out (increasing bit), and the mjx.Data
 # field each one is read from / written to (None: carried, never written by an env).
-_PARTS = (("mjSTATE_TIME", "time"), ("mjSTATE_QPOS", "qpos"), ("mjSTATE_QVEL", "qvel"),
-          ("mjSTATE_ACT", "act"), ("mjSTATE_HISTORY", None), ("mjSTATE_WARMSTART", None),
-          ("mjSTATE_CTRL", "ctrl"), ("mjSTATE_QFRC_APPLIED", "qfrc_applied"),
-          ("mjSTATE_XFRC_APPLIED", "xfrc_applied"), ("mjSTATE_EQ_ACTIVE", "eq_active"),
-          ("mjSTATE_MOCAP_POS", "mocap_pos"), ("mjSTATE_MOCAP_QUAT", "mocap_quat"),
-          ("mjSTATE_USERDATA", None), ("mjSTATE_PLUGIN", None))
+_PARTS = (
+  ("mjSTATE_TIME", "time"),
+  ("mjSTATE_QPOS", "qpos"),
+  ("mjSTATE_QVEL", "qvel"),
+  ("mjSTATE_ACT", "act"),
+  ("mjSTATE_HISTORY", None),
+  ("mjSTATE_WARMSTART", None),
+  ("mjSTATE_CTRL", "ctrl"),
+  ("mjSTATE_QFRC_APPLIED", "qfrc_applied"),
+  ("mjSTATE_XFRC_APPLIED", "xfrc_applied"),
+  ("mjSTATE_EQ_ACTIVE", "eq_active"),
+  ("mjSTATE_MOCAP_POS", "mocap_pos"),
+  ("mjSTATE_MOCAP_QUAT", "mocap_quat"),
+  ("mjSTATE_USERDATA", None),
+  ("mjSTATE_PLUGIN", None),
+)
 _BAD = ("mjWARN_BADQPOS", "mjWARN_BADQVEL", "mjWARN_BADQACC")
 MIN_WORLDS_PER_THREAD = 8  # a pool thread gets at least this many worlds of a batch
 
@@ -99,7 +133,7 @@ def default_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-_EXECUTORS: Dict[int, futures.ThreadPoolExecutor] = {}
+_EXECUTORS: dict[int, futures.ThreadPoolExecutor] = {}
 _EXECUTORS_LOCK = threading.Lock()
 
 
@@ -120,6 +154,7 @@ class CImpl:
   pair_dist   float32 [P]          smallest contact distance per declared geom-group pair (1e6: none)
   pair_force  float32 [P]          summed normal force of those contacts
   """
+
   state: jax.Array
   warned: jax.Array
   pair_dist: jax.Array
@@ -166,19 +201,26 @@ class _Worker:
 class Backend:
   """C MuJoCo for one model: the host functions behind `step`, `forward` and `rays` (see module doc)."""
 
-  def __init__(self, mj_model: mujoco.MjModel, n_substeps: int, fields: Sequence[str] = DEFAULT_FIELDS,
-               pair_masks: Sequence[Tuple[np.ndarray, np.ndarray]] = (),
-               threads: int | None = None, name: str = "env"):
+  def __init__(
+    self,
+    mj_model: mujoco.MjModel,
+    n_substeps: int,
+    fields: Sequence[str] = DEFAULT_FIELDS,
+    pair_masks: Sequence[tuple[np.ndarray, np.ndarray]] = (),
+    threads: int | None = None,
+    name: str = "env",
+  ):
     unknown = sorted(set(fields) - set(DERIVED))
     if unknown:
-      raise ValueError(f"{name}: c_fields {unknown} are not derived fields the C backend fills; "
-                       f"choose from {DERIVED}")
+      raise ValueError(
+        f"{name}: c_fields {unknown} are not derived fields the C backend fills; choose from {DERIVED}"
+      )
     self.m = mj_model
     self.n_substeps = int(n_substeps)
     self.fields = tuple(fields)
     self.nstate = int(mujoco.mj_stateSize(mj_model, SPEC))
     self.threads = int(threads or default_threads())
-    self.slices: Dict[str, slice] = {}
+    self.slices: dict[str, slice] = {}
     start = 0
     for part, field in _PARTS:
       size = int(mujoco.mj_stateSize(mj_model, getattr(mujoco.mjtState, part)))
@@ -212,10 +254,13 @@ class Backend:
     self._shape = {f: tuple(np.shape(getattr(template, f))) for f in DERIVED}
     kw = {n: getattr(template, n) for n in names}
     p = len(self.pairs)
-    impl = CImpl(state=jnp.asarray(_bits(self.template)), warned=jnp.zeros((), jnp.float32),
-                 pair_dist=jnp.full((p,), 1e6, jnp.float32), pair_force=jnp.zeros((p,), jnp.float32))
+    impl = CImpl(
+      state=jnp.asarray(_bits(self.template)),
+      warned=jnp.zeros((), jnp.float32),
+      pair_dist=jnp.full((p,), 1e6, jnp.float32),
+      pair_force=jnp.zeros((p,), jnp.float32),
+    )
     return CData(**kw, _impl=impl)
-
 
   def _finish(self, data: mjx.Data, out) -> CData:
     """The CData of the host's outputs: exact state, its float32 views, derived fields."""
@@ -226,16 +271,23 @@ class Backend:
     impl = CImpl(state=state, warned=out["warned"], pair_dist=out["pair_dist"], pair_force=out["pair_force"])
     return data.replace(**updates, _impl=impl)
 
-  def _call(self, mode: str, data: mjx.Data, extra: Mapping[str, jax.Array], model_fields,
-            interpolate: Tuple[bool, bool]):
+  def _call(
+    self,
+    mode: str,
+    data: mjx.Data,
+    extra: Mapping[str, jax.Array],
+    model_fields,
+    interpolate: tuple[bool, bool],
+  ):
     p = len(self.pairs)
-    specs = {"state": jax.ShapeDtypeStruct((2 * self.nstate,), jnp.uint32),
-             "warned": jax.ShapeDtypeStruct((), jnp.float32),
-             "pair_dist": jax.ShapeDtypeStruct((p,), jnp.float32),
-             "pair_force": jax.ShapeDtypeStruct((p,), jnp.float32),
-             **{f: jax.ShapeDtypeStruct(self._shape[f], jnp.float32) for f in self.fields},
-             **{"view_" + f: jax.ShapeDtypeStruct(jnp.shape(getattr(data, f)), jnp.float32)
-                for f in self.slices}}
+    specs = {
+      "state": jax.ShapeDtypeStruct((2 * self.nstate,), jnp.uint32),
+      "warned": jax.ShapeDtypeStruct((), jnp.float32),
+      "pair_dist": jax.ShapeDtypeStruct((p,), jnp.float32),
+      "pair_force": jax.ShapeDtypeStruct((p,), jnp.float32),
+      **{f: jax.ShapeDtypeStruct(self._shape[f], jnp.float32) for f in self.fields},
+      **{"view_" + f: jax.ShapeDtypeStruct(jnp.shape(getattr(data, f)), jnp.float32) for f in self.slices},
+    }
     inputs = {f: getattr(data, f) for f in self.slices}
     args = (data._impl.state, inputs, dict(extra), dict(model_fields or {}))  # pylint: disable=protected-access
 
@@ -245,8 +297,14 @@ class Backend:
     out = jax.pure_callback(host, specs, *args, vmap_method="broadcast_all")
     return self._finish(data, out)
 
-  def step(self, data: mjx.Data, mocap_pos=None, mocap_quat=None, interpolate_mocap: bool = False,
-           model_fields: Mapping[str, jax.Array] | None = None) -> CData:
+  def step(
+    self,
+    data: mjx.Data,
+    mocap_pos=None,
+    mocap_quat=None,
+    interpolate_mocap: bool = False,
+    model_fields: Mapping[str, jax.Array] | None = None,
+  ) -> CData:
     """`n_substeps` of mj_step from `data` (inputs already written into its fields); with
     `interpolate_mocap`, the mocap bodies move to `mocap_pos` / `mocap_quat` over the substeps."""
     extra = {}
@@ -260,8 +318,15 @@ class Backend:
     """The reset's kinematics (mj_kinematics) of `data`'s written fields merged into its exact state."""
     return self._call("kinematics", data, {}, model_fields, (False, False))
 
-  def rays(self, data: mjx.Data, origins: jax.Array, dirs: jax.Array, geomgroup: Sequence[int],
-           bodyexclude: Sequence[int], model_fields: Mapping[str, jax.Array] | None = None):
+  def rays(
+    self,
+    data: mjx.Data,
+    origins: jax.Array,
+    dirs: jax.Array,
+    geomgroup: Sequence[int],
+    bodyexclude: Sequence[int],
+    model_fields: Mapping[str, jax.Array] | None = None,
+  ):
     """mj_multiRay per origin on `data`'s geom poses (read after the step: `geom_xpos`, `geom_xmat` and
     `xipos`, which mj_multiRay's body culling reads, must be in the family's c_fields). origins [K, 3],
     dirs [K, R, 3] (unit), bodyexclude: K ints.
@@ -277,8 +342,17 @@ class Backend:
     def host(gx, gm, xi, o, dv, mf):
       return self._host_rays(gx, gm, xi, o, dv, mf, group, exclude)
 
-    return jax.pure_callback(host, specs, data.geom_xpos, data.geom_xmat, data.xipos, origins, dirs,
-                             dict(model_fields or {}), vmap_method="broadcast_all")
+    return jax.pure_callback(
+      host,
+      specs,
+      data.geom_xpos,
+      data.geom_xmat,
+      data.xipos,
+      origins,
+      dirs,
+      dict(model_fields or {}),
+      vmap_method="broadcast_all",
+    )
 
   # -------------------------------------------------------------------------------- host side
   def _run(self, n: int, fn):
@@ -322,10 +396,11 @@ class Backend:
     lead = state.shape[:-1]
     n = int(np.prod(lead, dtype=int))
     exact = _f64(state.reshape(n, -1))
-    inputs = {k: np.asarray(v).reshape((n,) + np.shape(v)[len(lead):]) for k, v in inputs.items()}
-    extra = {k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead):]) for k, v in extra.items()}
-    mfields = {k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead):])
-               for k, v in mfields.items()}
+    inputs = {k: np.asarray(v).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in inputs.items()}
+    extra = {k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in extra.items()}
+    mfields = {
+      k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in mfields.items()
+    }
     exact = self.merge(exact, inputs)
     out_state = np.empty_like(exact)
     warned = np.zeros(n, np.float32)
@@ -387,10 +462,12 @@ class Backend:
               pair_force[i, p] = np.sum(force[hit])
 
     self._run(n, chunk)
-    out = {"state": _bits(out_state).reshape(lead + (2 * self.nstate,)),
-           "warned": warned.reshape(lead),
-           "pair_dist": pair_dist.reshape(lead + (npair,)),
-           "pair_force": pair_force.reshape(lead + (npair,))}
+    out = {
+      "state": _bits(out_state).reshape(lead + (2 * self.nstate,)),
+      "warned": warned.reshape(lead),
+      "pair_dist": pair_dist.reshape(lead + (npair,)),
+      "pair_force": pair_force.reshape(lead + (npair,)),
+    }
     for f in self.fields:
       out[f] = derived[f].reshape(lead + self._shape[f])
     for f, s in self.slices.items():
@@ -404,10 +481,11 @@ class Backend:
     gx = gx.reshape(n, -1, 3).astype(np.float64)
     gm = gm.reshape(n, -1, 9).astype(np.float64)
     xi = np.asarray(xi, np.float64).reshape(n, -1, 3)
-    origins = np.asarray(origins, np.float64).reshape((n,) + np.shape(origins)[len(lead):])
-    dirs = np.asarray(dirs, np.float64).reshape((n,) + np.shape(dirs)[len(lead):])
-    mfields = {k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead):])
-               for k, v in mfields.items()}
+    origins = np.asarray(origins, np.float64).reshape((n,) + np.shape(origins)[len(lead) :])
+    dirs = np.asarray(dirs, np.float64).reshape((n,) + np.shape(dirs)[len(lead) :])
+    mfields = {
+      k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in mfields.items()
+    }
     k, r = dirs.shape[1], dirs.shape[2]
     dist = np.empty((n, k, r), np.float64)
     geom = np.empty((n, k, r), np.int32)
@@ -423,8 +501,20 @@ class Backend:
         d.geom_xmat[:] = gm[i]
         d.xipos[:] = xi[i]
         for j in range(k):
-          mujoco.mj_multiRay(m, d, origins[i, j], dirs[i, j].reshape(-1), group, True, exclude[j],
-                             g1, d1, None, r, mujoco.mjMAXVAL)
+          mujoco.mj_multiRay(
+            m,
+            d,
+            origins[i, j],
+            dirs[i, j].reshape(-1),
+            group,
+            True,
+            exclude[j],
+            g1,
+            d1,
+            None,
+            r,
+            mujoco.mjMAXVAL,
+          )
           dist[i, j], geom[i, j] = d1, g1
 
     self._run(n, chunk)

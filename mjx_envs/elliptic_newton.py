@@ -84,12 +84,15 @@ _WARNED = False
 # 3.4.0, 3.5.0, 3.8.0, 3.12.0 and 3.16.0 wheels). After an MJX upgrade that changes any of them, re-validate
 # the patch (tests/mjx_envs/test_elliptic_newton.py) and record the new values here.
 VALIDATED_MJX = "3.17.0"
-SIGNATURE = (("m", inspect.Parameter.POSITIONAL_OR_KEYWORD), ("d", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-             ("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD))
+SIGNATURE = (
+  ("m", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+  ("d", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+  ("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+)
 SOURCE_SHA256 = {
-    "_update_gradient": "47fd0bb3d3369dde3f611aef6b400b5a201bd4f35a05f615b9fa13a4b1e4221d",
-    "_update_constraint": "fecda1b36c8f241c3c8f78f366a8d3187ed351ba5d8d7a3259d86eab8c23372b",
-    "Context": "078cf3f75b76cc23165d42d356e31a0468240c8f5ff7419328250a9e3e3c66f9",
+  "_update_gradient": "47fd0bb3d3369dde3f611aef6b400b5a201bd4f35a05f615b9fa13a4b1e4221d",
+  "_update_constraint": "fecda1b36c8f241c3c8f78f366a8d3187ed351ba5d8d7a3259d86eab8c23372b",
+  "Context": "078cf3f75b76cc23165d42d356e31a0468240c8f5ff7419328250a9e3e3c66f9",
 }
 
 
@@ -111,8 +114,10 @@ def _problem_with(target, constraint, context) -> str | None:
   except (TypeError, ValueError) as e:
     return f"the signature of mujoco.mjx._src.solver._update_gradient cannot be read ({e})"
   if sig != SIGNATURE:
-    return (f"mujoco.mjx._src.solver._update_gradient has the parameters {[p for p, _ in sig]}, "
-            f"the patch was written for {[p for p, _ in SIGNATURE]}")
+    return (
+      f"mujoco.mjx._src.solver._update_gradient has the parameters {[p for p, _ in sig]}, "
+      f"the patch was written for {[p for p, _ in SIGNATURE]}"
+    )
   for name, obj in (("_update_gradient", target), ("_update_constraint", constraint), ("Context", context)):
     try:
       digest = source_sha256(obj)
@@ -130,7 +135,9 @@ def compatibility_problem() -> str | None:
   target = getattr(_solver, "_update_gradient", None)
   if target is _update_gradient:  # nested use
     return None
-  return _problem_with(target, getattr(_solver, "_update_constraint", None), getattr(_solver, "Context", None))
+  return _problem_with(
+    target, getattr(_solver, "_update_constraint", None), getattr(_solver, "Context", None)
+  )
 
 
 def _warn_once(problem: str) -> None:
@@ -140,11 +147,14 @@ def _warn_once(problem: str) -> None:
       return
     _WARNED = True
   warnings.warn(
-      f"mjx_envs.elliptic_newton: {problem}; using MJX's own _update_gradient (correct, but its elliptic-cone "
-      f"Newton Hessian costs O(ncon * nefc^2) per solver iteration, and it lacks the cone Hessian and "
-      f"factorisation guards). The patch was validated with mujoco-mjx {VALIDATED_MJX}: re-validate it "
-      f"against the installed mujoco-mjx (tests/mjx_envs/test_elliptic_newton.py) and update its recorded "
-      f"signature / source hashes.", RuntimeWarning, stacklevel=4)
+    f"mjx_envs.elliptic_newton: {problem}; using MJX's own _update_gradient (correct, but its elliptic-cone "
+    f"Newton Hessian costs O(ncon * nefc^2) per solver iteration, and it lacks the cone Hessian and "
+    f"factorisation guards). The patch was validated with mujoco-mjx {VALIDATED_MJX}: re-validate it "
+    f"against the installed mujoco-mjx (tests/mjx_envs/test_elliptic_newton.py) and update its recorded "
+    f"signature / source hashes.",
+    RuntimeWarning,
+    stacklevel=4,
+  )
 
 
 def _cone_rows(dim: np.ndarray, efc_address: np.ndarray):
@@ -167,16 +177,17 @@ def _cone_hessian(ctx):
   Dm F [[1, -mu u'], [-mu u, (mu N/T) u u' + (mu^2 - mu N/T) I]] F, free of MJX's clamped 1/T^3."""
   fri, u = ctx.fri, ctx.u
   mu, n, ut = fri[:, 0], u[:, 0], u[:, 1:]
-  middle = ctx.h[:, 0, 0] > 0            # MJX's own zone decision: H_00 = Dm * mu^2 inside, 0 outside
+  middle = ctx.h[:, 0, 0] > 0  # MJX's own zone decision: H_00 = Dm * mu^2 inside, 0 outside
   t = jnp.sqrt(jnp.sum(ut * ut, axis=1))
   exact = middle & (t < _T_EXACT)
   t = jnp.where(t > 0, t, 1.0)
-  uhat = ut / t[:, None]                                          # unit tangent direction
-  ratio = jnp.clip(n / t, -1.0 / jnp.maximum(mu, mujoco.mjMINVAL), mu)   # middle zone: -1/mu < N/T < mu
+  uhat = ut / t[:, None]  # unit tangent direction
+  ratio = jnp.clip(n / t, -1.0 / jnp.maximum(mu, mujoco.mjMINVAL), mu)  # middle zone: -1/mu < N/T < mu
   eye = jnp.eye(5, dtype=u.dtype)
-  h_tt = ((mu * ratio)[:, None, None] * uhat[:, :, None] * uhat[:, None, :]
-          + (mu * mu - mu * ratio)[:, None, None] * eye)                        # [c, 5, 5]
-  h_0 = jnp.concatenate([jnp.ones_like(mu)[:, None], -mu[:, None] * uhat], axis=1)   # [c, 6]
+  h_tt = (mu * ratio)[:, None, None] * uhat[:, :, None] * uhat[:, None, :] + (mu * mu - mu * ratio)[
+    :, None, None
+  ] * eye  # [c, 5, 5]
+  h_0 = jnp.concatenate([jnp.ones_like(mu)[:, None], -mu[:, None] * uhat], axis=1)  # [c, 6]
   h_c = jnp.concatenate([h_0[:, None, :], jnp.concatenate([h_0[:, 1:, None], h_tt], axis=2)], axis=1)
   h_c = h_c * (ctx.dm[:, None, None] * fri[:, :, None] * fri[:, None, :])
   return jnp.where(exact[:, None, None], h_c, ctx.h)
@@ -202,8 +213,12 @@ def _cholesky_clamped(a):
 def _update_gradient(m, d, ctx):
   """MJX's `_update_gradient` with the elliptic Newton Hessian built block by block and factored with
   clamped pivots (module docstring)."""
-  if (m.opt.solver != SolverType.NEWTON or m.opt.cone != ConeType.ELLIPTIC
-      or not isinstance(m._impl, ModelJAX) or not isinstance(d._impl, DataJAX)):  # pylint: disable=protected-access
+  if (
+    m.opt.solver != SolverType.NEWTON
+    or m.opt.cone != ConeType.ELLIPTIC
+    or not isinstance(m._impl, ModelJAX)
+    or not isinstance(d._impl, DataJAX)
+  ):  # pylint: disable=protected-access
     return _LIBRARY_UPDATE_GRADIENT(m, d, ctx)
   impl = d._impl  # pylint: disable=protected-access
   grad = ctx.Ma - d.qfrc_smooth - ctx.qfrc_constraint
@@ -213,10 +228,10 @@ def _update_gradient(m, d, ctx):
   j = impl.efc_J
   h = (j.T * (impl.efc_D * ctx.active)) @ j
   if rows.shape[0]:
-    jc = j[rows] * jnp.asarray(mask, j.dtype)[..., None]             # [ncone, 6, nv]
+    jc = j[rows] * jnp.asarray(mask, j.dtype)[..., None]  # [ncone, 6, nv]
     h = h + jnp.einsum("cak,cab,cbl->kl", jc, _cone_hessian(ctx), jc)
   h = _support.full_m(m, d) + h
-  h_sym = (h + h.T) * 0.5          # as the library: symmetrise before the Cholesky factorisation
+  h_sym = (h + h.T) * 0.5  # as the library: symmetrise before the Cholesky factorisation
   mgrad = jax.scipy.linalg.cho_solve((_cholesky_clamped(h_sym), True), grad)
   return ctx.replace(grad=grad, Mgrad=mgrad)
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from brax import math as bmath
 import jax
 import jax.numpy as jnp
 import mujoco
-from mujoco import mjx
 import numpy as np
+from brax import math as bmath
+from mujoco import mjx
 
 FINGER_HALF = (0.008, 0.007, 0.03)  # x (depth), y (thickness), z (length)
 PALM_HALF = (0.02, 0.065, 0.012)
@@ -72,10 +72,15 @@ def lowest_point(quat: jax.Array, opening: jax.Array) -> jax.Array:
   """[] height of the gripper's lowest point (a corner of a finger or the palm) relative to the tcp, for
   orientation `quat` [4] (w, x, y, z) and both fingers `opening` metres open; <= 0."""
   side = np.repeat([1.0, -1.0], 8)
-  fingers = jnp.stack([np.tile(_FINGER_CORNERS[:, 0], 2),
-                       side * (np.tile(_FINGER_CORNERS[:, 1], 2) + opening),
-                       np.tile(_FINGER_CORNERS[:, 2], 2)], -1)                     # [16, 3]
-  points = jnp.concatenate([fingers, _PALM_CORNERS], 0)                           # [24, 3]
+  fingers = jnp.stack(
+    [
+      np.tile(_FINGER_CORNERS[:, 0], 2),
+      side * (np.tile(_FINGER_CORNERS[:, 1], 2) + opening),
+      np.tile(_FINGER_CORNERS[:, 2], 2),
+    ],
+    -1,
+  )  # [16, 3]
+  points = jnp.concatenate([fingers, _PALM_CORNERS], 0)  # [24, 3]
   return jnp.min(jax.vmap(bmath.rotate, (0, None))(points, quat)[:, 2])
 
 
@@ -97,22 +102,26 @@ def contact_xml() -> str:
 @dataclasses.dataclass(frozen=True)
 class Gripper:
   """Addresses of the gripper in a compiled model."""
-  free_qpos: int      # start of the free joint's 7 qpos
-  free_qvel: int      # start of its 6 qvel
+
+  free_qpos: int  # start of the free joint's 7 qpos
+  free_qvel: int  # start of its 6 qvel
   finger_qpos: tuple  # (left, right) qpos addresses
   finger_qvel: tuple
   tcp_site: int
-  mocap: int          # mocap index (into data.mocap_pos)
+  mocap: int  # mocap index (into data.mocap_pos)
 
   @classmethod
-  def from_model(cls, m: mujoco.MjModel) -> "Gripper":
+  def from_model(cls, m: mujoco.MjModel) -> Gripper:
     jf = m.joint("gripper_free")
     jl, jr = m.joint("finger_l"), m.joint("finger_r")
     return cls(
-        free_qpos=int(jf.qposadr[0]), free_qvel=int(jf.dofadr[0]),
-        finger_qpos=(int(jl.qposadr[0]), int(jr.qposadr[0])),
-        finger_qvel=(int(jl.dofadr[0]), int(jr.dofadr[0])),
-        tcp_site=m.site("tcp").id, mocap=int(m.body("mocap").mocapid[0]))
+      free_qpos=int(jf.qposadr[0]),
+      free_qvel=int(jf.dofadr[0]),
+      finger_qpos=(int(jl.qposadr[0]), int(jr.qposadr[0])),
+      finger_qvel=(int(jl.dofadr[0]), int(jr.dofadr[0])),
+      tcp_site=m.site("tcp").id,
+      mocap=int(m.body("mocap").mocapid[0]),
+    )
 
   def tcp_pos(self, d: mjx.Data) -> jax.Array:
     """[3] fingertip-centre position."""
@@ -123,7 +132,7 @@ class Gripper:
 
   def tcp_vel(self, d: mjx.Data) -> jax.Array:
     """[3] linear velocity of the gripper body (free joint's translational dofs)."""
-    return d.qvel[self.free_qvel:self.free_qvel + 3]
+    return d.qvel[self.free_qvel : self.free_qvel + 3]
 
   def fingers(self, d: mjx.Data) -> jax.Array:
     """[2] finger openings (metres from the centre line)."""
@@ -134,4 +143,4 @@ class Gripper:
 
   def set_pose(self, qpos: jax.Array, pos: jax.Array, quat: jax.Array) -> jax.Array:
     """Places the gripper's free joint (tcp at `pos`) in a qpos vector."""
-    return qpos.at[self.free_qpos:self.free_qpos + 7].set(jnp.concatenate([pos, quat]))
+    return qpos.at[self.free_qpos : self.free_qpos + 7].set(jnp.concatenate([pos, quat]))

@@ -7,26 +7,27 @@ imports a family, so the layers import one way only.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Tuple
-
 from mjx_envs.core import ConfigError, Env, check_config
 
-_REGISTRY: Dict[str, Tuple[Callable[..., Env], Callable[[], Dict[str, Any]]]] = {}
+from collections.abc import Callable
+from typing import Any
+
+_REGISTRY: dict[str, tuple[Callable[..., Env], Callable[[], dict[str, Any]]]] = {}
 
 
-def register(name: str, factory: Callable[..., Env], default_config: Callable[[], Dict[str, Any]]):
+def register(name: str, factory: Callable[..., Env], default_config: Callable[[], dict[str, Any]]):
   """Registers `factory(**config)` under `name`; `default_config()` lists every valid key."""
   if name in _REGISTRY:
     raise ValueError(f"environment {name!r} is already registered")
   _REGISTRY[name] = (factory, default_config)
 
 
-def registered() -> List[str]:
+def registered() -> list[str]:
   """The names `make` accepts, sorted."""
   return sorted(_REGISTRY)
 
 
-def default_config(name: str) -> Dict[str, Any]:
+def default_config(name: str) -> dict[str, Any]:
   """The full config of env `name`, every key `make` accepts as an override."""
   return dict(lookup(name)[1]())
 

@@ -15,22 +15,22 @@ show each world's walls, team colours and lock state (a copy of the model takes 
 
 from __future__ import annotations
 
-import copy
-import importlib
-import os
-import warnings
-from typing import Callable, Sequence
-
-import jax
-import jax.numpy as jnp
-import mujoco
-import numpy as np
-
 from mjx_envs.blocks import selfplay as blocks_selfplay
 from mjx_envs.blocks.env import BlocksEnv
 from mjx_envs.blocks.scene import BLOCK_HALF, COLORS, face_markers
 from mjx_envs.core import GoalEnv, MjxEnv, State
 from mjx_envs.fetch.env import FetchEnv
+
+import copy
+import importlib
+import os
+import warnings
+from collections.abc import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
 
 __all__ = ["render", "render_rollout", "rollout", "save_video", "check_backend", "CAMERA"]
 
@@ -41,8 +41,9 @@ GHOST_FACE_ALPHA = 0.8  # the flip labels must read through the block they overl
 _FETCH_GHOST_RGB = (0.1, 0.8, 0.2)
 
 
-def render(env, state: State, width: int = 480, height: int = 360, camera=None, index=0,
-           ghosts: bool = True) -> np.ndarray:
+def render(
+  env, state: State, width: int = 480, height: int = 360, camera=None, index=0, ghosts: bool = True
+) -> np.ndarray:
   """One frame [height, width, 3] uint8 of `state` (from `env.reset`/`env.step`, jitted or not).
 
   env: an mjx_envs env, wrapped or not. camera: a camera name or id of the model, or an
@@ -54,8 +55,9 @@ def render(env, state: State, width: int = 480, height: int = 360, camera=None, 
   return _render(world, one, width, height, camera, ghosts)[0]
 
 
-def render_rollout(env, states, width: int = 480, height: int = 360, camera=None, index=0,
-                   ghosts: bool = True) -> np.ndarray:
+def render_rollout(
+  env, states, width: int = 480, height: int = 360, camera=None, index=0, ghosts: bool = True
+) -> np.ndarray:
   """Frames [T, height, width, 3] uint8 of a rollout: `states` is a list of T states or one State
   stacked on a leading time axis (as `rollout` returns; then [T, N, ...] batches pick env `index`)."""
   if isinstance(states, (list, tuple)):
@@ -104,12 +106,14 @@ def save_video(frames: Sequence[np.ndarray] | np.ndarray, path: str, fps: float 
   """Writes frames [T, H, W, 3] uint8 to `path`: H.264 MP4 (`.mp4`, through imageio-ffmpeg's own
   ffmpeg) or an endlessly looping GIF (`.gif`). Returns `path`."""
   import imageio.v2 as iio  # pylint: disable=import-outside-toplevel
+
   frames = np.asarray(frames, np.uint8)
   if frames.ndim != 4 or frames.shape[-1] != 3 or len(frames) == 0:
     raise ValueError(f"frames must be [T > 0, H, W, 3], got shape {frames.shape}")
   ext = os.path.splitext(path)[1].lower()
   if ext == ".gif":
     import imageio.v3 as iio3  # pylint: disable=import-outside-toplevel
+
     iio3.imwrite(path, frames, extension=".gif", duration=1000.0 / fps, loop=0)
   elif ext == ".mp4":
     # yuv420p (what players expect) needs even sizes; macro_block_size=2 pads at most one pixel.
@@ -144,8 +148,10 @@ def _view(env, state: State):
     arrays = {k: np.where(bob.reshape(bob.shape + (1,) * (a[k].ndim - bob.ndim)), b[k], a[k]) for k in a}
     return env.world, {**arrays, "show_goal": bob}
   if not isinstance(env, MjxEnv):
-    raise TypeError(f"cannot render {type(env).__name__}: mjx_envs.render draws MjxEnv-based envs "
-                    "(the block world, its self-play game, the Fetch tasks and hide-and-seek)")
+    raise TypeError(
+      f"cannot render {type(env).__name__}: mjx_envs.render draws MjxEnv-based envs "
+      "(the block world, its self-play game, the Fetch tasks and hide-and-seek)"
+    )
   arrays = _arrays(state)
   if hasattr(env, "render_extras"):  # per-world model fields (hide-and-seek's walls, locks, teams)
     arrays.update({k: np.asarray(v) for k, v in env.render_extras(state).items()})
@@ -170,8 +176,10 @@ def _pick(arrays, keep: int, index):
     return arrays
   index = index if isinstance(index, tuple) else (index,)
   if len(index) != extra:
-    raise ValueError(f"the state has {extra} batch axes (qpos {arrays['qpos'].shape}); "
-                     f"pass index= as a tuple of {extra} ints")
+    raise ValueError(
+      f"the state has {extra} batch axes (qpos {arrays['qpos'].shape}); "
+      f"pass index= as a tuple of {extra} ints"
+    )
   where = (slice(None),) * keep + index
   return {k: v[where] for k, v in arrays.items()}
 
@@ -185,7 +193,7 @@ def _render(env: MjxEnv, arrays, width, height, camera, ghosts) -> np.ndarray:
   if camera is None:
     camera = CAMERA if mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, CAMERA) >= 0 else -1
   prepare = getattr(env, "render_prepare", None)  # writes a frame's per-world fields into the model
-  decor = getattr(env, "render_decor", None)      # extra geoms to draw (e.g. vision cones)
+  decor = getattr(env, "render_decor", None)  # extra geoms to draw (e.g. vision cones)
   if prepare is not None and model is env.mj_model:
     model = copy.copy(model)  # the env's own model stays untouched
   data = mujoco.MjData(model)
@@ -213,17 +221,21 @@ def _renderer(model, width, height) -> mujoco.Renderer:
   except Exception as e:  # the GL backends fail with ImportError, RuntimeError, mujoco.FatalError...
     wanted = os.environ.get("MUJOCO_GL", "")
     loaded = _loaded_backend(wanted)
-    late = (f" mujoco was imported before MUJOCO_GL={wanted!r} was set and loaded "
-            f"{loaded or 'its default (GLFW)'} instead: import mjx_envs (or set MUJOCO_GL) before mujoco."
-            if loaded != wanted else "")
+    late = (
+      f" mujoco was imported before MUJOCO_GL={wanted!r} was set and loaded "
+      f"{loaded or 'its default (GLFW)'} instead: import mjx_envs (or set MUJOCO_GL) before mujoco."
+      if loaded != wanted
+      else ""
+    )
     raise RuntimeError(
-        f"mjx_envs.render: cannot create an offscreen MuJoCo renderer with "
-        f"MUJOCO_GL={wanted or '(unset)'!r}: {type(e).__name__}: {e}\n{late.lstrip()}\n"
-        "MUJOCO_GL picks the OpenGL backend and is read when `mujoco` is first imported (import mjx_envs "
-        "before mujoco to get its default, EGL on a Linux machine without a display). Fixes: on a GPU "
-        "or Mesa machine install EGL (apt-get install libegl1) and use MUJOCO_GL=egl; on a CPU machine "
-        "without EGL install OSMesa (apt-get install libosmesa6) and set MUJOCO_GL=osmesa; with a "
-        "display, MUJOCO_GL=glfw.") from e
+      f"mjx_envs.render: cannot create an offscreen MuJoCo renderer with "
+      f"MUJOCO_GL={wanted or '(unset)'!r}: {type(e).__name__}: {e}\n{late.lstrip()}\n"
+      "MUJOCO_GL picks the OpenGL backend and is read when `mujoco` is first imported (import mjx_envs "
+      "before mujoco to get its default, EGL on a Linux machine without a display). Fixes: on a GPU "
+      "or Mesa machine install EGL (apt-get install libegl1) and use MUJOCO_GL=egl; on a CPU machine "
+      "without EGL install OSMesa (apt-get install libosmesa6) and set MUJOCO_GL=osmesa; with a "
+      "display, MUJOCO_GL=glfw."
+    ) from e
 
 
 def _loaded_backend(default: str) -> str:
@@ -244,15 +256,29 @@ def _ghosts(env: MjxEnv, goal: np.ndarray):
       pos, mat = goal[i, :3].astype(np.float64), np.empty(9)
       mujoco.mju_quat2Mat(mat, goal[i, 3:].astype(np.float64))
       # A shell a little bigger than the block, so a block at its goal does not z-fight its ghost.
-      out.append((mujoco.mjtGeom.mjGEOM_BOX, [GHOST_SCALE * BLOCK_HALF] * 3, pos, mat,
-                  (*COLORS[i % len(COLORS)], GHOST_ALPHA)))
+      out.append(
+        (
+          mujoco.mjtGeom.mjGEOM_BOX,
+          [GHOST_SCALE * BLOCK_HALF] * 3,
+          pos,
+          mat,
+          (*COLORS[i % len(COLORS)], GHOST_ALPHA),
+        )
+      )
       if not env.symmetric:  # flip: the ghost's labelled faces show which face goes up
         rot = mat.reshape(3, 3)
         for offset, size, rgb in face_markers(GHOST_SCALE * BLOCK_HALF):
           out.append((mujoco.mjtGeom.mjGEOM_BOX, size, pos + rot @ offset, mat, (*rgb, GHOST_FACE_ALPHA)))
   elif isinstance(env, FetchEnv):  # the success region around the target
-    out.append((mujoco.mjtGeom.mjGEOM_SPHERE, [env.distance_threshold] * 3, goal.astype(np.float64),
-                np.eye(3).ravel(), (*_FETCH_GHOST_RGB, GHOST_ALPHA)))
+    out.append(
+      (
+        mujoco.mjtGeom.mjGEOM_SPHERE,
+        [env.distance_threshold] * 3,
+        goal.astype(np.float64),
+        np.eye(3).ravel(),
+        (*_FETCH_GHOST_RGB, GHOST_ALPHA),
+      )
+    )
   return out
 
 
@@ -260,8 +286,13 @@ def _add_ghosts(scene: mujoco.MjvScene, ghosts) -> None:
   for kind, size, pos, mat, rgba in ghosts:
     if scene.ngeom >= scene.maxgeom:
       return
-    mujoco.mjv_initGeom(scene.geoms[scene.ngeom], kind, np.asarray(size, np.float64),
-                        np.asarray(pos, np.float64), np.asarray(mat, np.float64),
-                        np.asarray(rgba, np.float32))
+    mujoco.mjv_initGeom(
+      scene.geoms[scene.ngeom],
+      kind,
+      np.asarray(size, np.float64),
+      np.asarray(pos, np.float64),
+      np.asarray(mat, np.float64),
+      np.asarray(rgba, np.float32),
+    )
     scene.geoms[scene.ngeom].category = mujoco.mjtCatBit.mjCAT_DECOR
     scene.ngeom += 1

@@ -11,7 +11,8 @@ policies. Each env family provides `scripted_controller(env)`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -22,8 +23,14 @@ class Controller(NamedTuple):
   act: Callable[[Any, Any], Any]
 
 
-def rollout(env, controller: Controller, key: jax.Array, num_episodes: int,
-            num_steps: int | None = None, keep_states: bool = False):
+def rollout(
+  env,
+  controller: Controller,
+  key: jax.Array,
+  num_episodes: int,
+  num_steps: int | None = None,
+  keep_states: bool = False,
+):
   """Runs `num_episodes` scripted episodes in parallel for `num_steps` (default `env.episode_length`).
 
   Returns (final State batch, trace): trace holds per-step `is_success`, `reward` and `done`, each
@@ -55,8 +62,9 @@ def episode_success(env, trace) -> jax.Array:
   return trace["is_success"][-1]
 
 
-def success_rate(env, controller: Controller, key: jax.Array, num_episodes: int,
-                 num_steps: int | None = None) -> float:
+def success_rate(
+  env, controller: Controller, key: jax.Array, num_episodes: int, num_steps: int | None = None
+) -> float:
   """Fraction of `num_episodes` scripted episodes that succeed (see `episode_success`)."""
   run = jax.jit(lambda k: episode_success(env, rollout(env, controller, k, num_episodes, num_steps)[1]))
   return float(jnp.mean(run(key)))

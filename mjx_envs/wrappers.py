@@ -20,12 +20,12 @@ and to `state.metrics`:
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from mjx_envs.core import Env
+
+from collections.abc import Mapping, Sequence
 
 import jax
 import jax.numpy as jnp
-
-from mjx_envs.core import Env, State
 
 
 class Wrapper(Env):
@@ -92,8 +92,13 @@ class EpisodeStats(Wrapper):
     state = self.env.reset(rng)
     zero = jnp.zeros(())
     # A multi-agent env's reward has an agent axis: so has its return.
-    metrics = {**state.metrics, "episode_return": jnp.zeros_like(state.reward), "episode_length": zero,
-               "episode_success": zero, "episode_done": zero}
+    metrics = {
+      **state.metrics,
+      "episode_return": jnp.zeros_like(state.reward),
+      "episode_length": zero,
+      "episode_success": zero,
+      "episode_done": zero,
+    }
     return state.replace(metrics=metrics)
 
   def step(self, state, action):
@@ -105,11 +110,11 @@ class EpisodeStats(Wrapper):
     length = jnp.where(fresh, 0.0, length)
     state = self.env.step(state, action)
     metrics = {
-        **state.metrics,
-        "episode_return": ret + state.reward,
-        "episode_length": length + 1.0,
-        "episode_success": state.metrics.get("is_success", jnp.zeros(())),
-        "episode_done": state.done,
+      **state.metrics,
+      "episode_return": ret + state.reward,
+      "episode_length": length + 1.0,
+      "episode_success": state.metrics.get("is_success", jnp.zeros(())),
+      "episode_done": state.done,
     }
     return state.replace(metrics=metrics)
 
@@ -132,11 +137,11 @@ class Batch(Wrapper):
       sizes = {k: v.shape[0] if getattr(v, "ndim", 0) else None for k, v in action.items()}
       n = state.done.shape[0]
       if any(s != n for s in sizes.values()):
-        raise ValueError(f"batched step expects every action entry to lead with num_envs={n}, got "
-                         f"leading sizes {sizes}")
+        raise ValueError(
+          f"batched step expects every action entry to lead with num_envs={n}, got leading sizes {sizes}"
+        )
     elif action.ndim != 2 or action.shape[-1] != self.env.action_size:
-      raise ValueError(
-          f"batched step expects actions [num_envs, {self.env.action_size}], got {action.shape}")
+      raise ValueError(f"batched step expects actions [num_envs, {self.env.action_size}], got {action.shape}")
     return jax.vmap(self.env.step)(state, action)
 
 
@@ -158,8 +163,11 @@ class AutoReset(Wrapper):
     rng = jnp.asarray(rng)
     env_keys = jax.random.split(rng, self.env.num_envs)
     state = self.env.reset(rng)
-    info = {**state.info, "autoreset_key": jax.vmap(lambda k: jax.random.fold_in(k, 1))(env_keys),
-            "final_obs": state.obs}
+    info = {
+      **state.info,
+      "autoreset_key": jax.vmap(lambda k: jax.random.fold_in(k, 1))(env_keys),
+      "final_obs": state.obs,
+    }
     if self.final_info:
       info["final"] = {k: state.info[k] for k in self.final_info}
     if "goal_obs" in info:
@@ -181,12 +189,17 @@ class AutoReset(Wrapper):
         mask = done.reshape(done.shape + (1,) * (old.ndim - done.ndim))
         return jnp.where(mask, new, old)
 
-      info = jax.tree.map(pick, {k: fresh.info[k] for k in stepped.info if k in fresh.info},
-                          {k: stepped.info[k] for k in stepped.info if k in fresh.info})
+      info = jax.tree.map(
+        pick,
+        {k: fresh.info[k] for k in stepped.info if k in fresh.info},
+        {k: stepped.info[k] for k in stepped.info if k in fresh.info},
+      )
       info = {**stepped.info, **info, "autoreset_key": jnp.where(done[:, None], split[:, 1], keys)}
       return stepped.replace(
-          pipeline_state=jax.tree.map(pick, fresh.pipeline_state, stepped.pipeline_state),
-          obs=jax.tree.map(pick, fresh.obs, stepped.obs), info=info)
+        pipeline_state=jax.tree.map(pick, fresh.pipeline_state, stepped.pipeline_state),
+        obs=jax.tree.map(pick, fresh.obs, stepped.obs),
+        info=info,
+      )
 
     def no_reset(stepped):
       return stepped.replace(info={**stepped.info, "autoreset_key": keys})
@@ -240,15 +253,18 @@ def batch(env: Env, num_envs: int, per_env=lambda e: e, batched=lambda e: e) -> 
   if hasattr(env, "with_members"):
     tasks = env.num_tasks
     if num_envs % tasks:
-      raise ValueError(f"{type(env).__name__} has {tasks} tasks ({list(env.task_names)}): num_envs must be a "
-                       f"multiple of {tasks} (worlds per task x tasks), got {num_envs}")
+      raise ValueError(
+        f"{type(env).__name__} has {tasks} tasks ({list(env.task_names)}): num_envs must be a "
+        f"multiple of {tasks} (worlds per task x tasks), got {num_envs}"
+      )
     n = num_envs // tasks
     return env.with_members(lambda e: batched(Batch(per_env(e), n)), n)
   return batched(Batch(per_env(env), num_envs))
 
 
-def wrap_for_training(env: Env, num_envs: int, episode_length: int | None = None,
-                      flatten: bool = False) -> Env:
+def wrap_for_training(
+  env: Env, num_envs: int, episode_length: int | None = None, flatten: bool = False
+) -> Env:
   """EpisodeLimit -> EpisodeStats -> [FlattenGoalObs] -> Batch -> AutoReset (see `batch`; for a
   multi-task env, per task).
 

@@ -80,8 +80,8 @@ import numpy as np
 
 warnings.filterwarnings("ignore")
 
-import metaworld  # noqa: E402
-import metaworld.policies as mw_policies  # noqa: E402
+import metaworld
+import metaworld.policies as mw_policies
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_DIR = os.path.join(REPO_ROOT, "tests", "fixtures")
@@ -96,69 +96,136 @@ MAX_STEPS = 250
 ZERO_STEPS = 30
 MOTION_STEPS = 40
 MOTION_TASKS = ("reach-v3", "push-v3")
-INFO_KEYS = ("success", "near_object", "grasp_success", "grasp_reward", "in_place_reward", "obj_to_target",
-             "unscaled_reward")
+INFO_KEYS = (
+  "success",
+  "near_object",
+  "grasp_success",
+  "grasp_reward",
+  "in_place_reward",
+  "obj_to_target",
+  "unscaled_reward",
+)
 
 POLICIES = {
-    "reach-v3": "SawyerReachV3Policy",
-    "push-v3": "SawyerPushV3Policy",
-    "pick-place-v3": "SawyerPickPlaceV3Policy",
-    "door-open-v3": "SawyerDoorOpenV3Policy",
-    "drawer-open-v3": "SawyerDrawerOpenV3Policy",
-    "drawer-close-v3": "SawyerDrawerCloseV3Policy",
-    "button-press-topdown-v3": "SawyerButtonPressTopdownV3Policy",
-    "peg-insert-side-v3": "SawyerPegInsertionSideV3Policy",
-    "window-open-v3": "SawyerWindowOpenV3Policy",
-    "window-close-v3": "SawyerWindowCloseV3Policy",
+  "reach-v3": "SawyerReachV3Policy",
+  "push-v3": "SawyerPushV3Policy",
+  "pick-place-v3": "SawyerPickPlaceV3Policy",
+  "door-open-v3": "SawyerDoorOpenV3Policy",
+  "drawer-open-v3": "SawyerDrawerOpenV3Policy",
+  "drawer-close-v3": "SawyerDrawerCloseV3Policy",
+  "button-press-topdown-v3": "SawyerButtonPressTopdownV3Policy",
+  "peg-insert-side-v3": "SawyerPegInsertionSideV3Policy",
+  "window-open-v3": "SawyerWindowOpenV3Policy",
+  "window-close-v3": "SawyerWindowCloseV3Policy",
 }
 
 # What each task's reference `compute_reward` / `evaluate_state` (reward version v2) reads beyond the
 # observation and the action, by the naming rule (read off metaworld 3.1.1's sources).
 READS = {
-    "reach-v3": ["tcp_center", "target_pos", "hand_init_pos"],
-    "push-v3": ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp",
-                "touching_main_object"],
-    "pick-place-v3": ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_left_pad",
-                      "init_right_pad", "init_tcp", "touching_main_object"],
-    "door-open-v3": ["qpos:doorjoint", "target_pos"],
-    "drawer-open-v3": ["target_pos", "maxDist", "init_tcp"],
-    "drawer-close-v3": ["tcp_center", "target_pos", "obj_init_pos", "init_tcp"],
-    "button-press-topdown-v3": ["tcp_center", "init_tcp", "target_pos", "_obj_to_target_init"],
-    "peg-insert-side-v3": ["tcp_center", "site:pegHead", "target_pos", "peg_head_pos_init",
-                           "site:bottom_right_corner_collision_box_1", "site:top_left_corner_collision_box_1",
-                           "site:bottom_right_corner_collision_box_2", "site:top_left_corner_collision_box_2",
-                           "left_pad", "right_pad", "obj_init_pos", "init_tcp"],
-    "window-open-v3": ["site:handleOpenStart", "tcp_center", "target_pos", "obj_init_pos",
-                       "window_handle_pos_init", "init_tcp"],
-    "window-close-v3": ["site:handleCloseStart", "tcp_center", "target_pos", "window_handle_pos_init",
-                        "init_tcp"],
+  "reach-v3": ["tcp_center", "target_pos", "hand_init_pos"],
+  "push-v3": [
+    "tcp_center",
+    "target_pos",
+    "obj_init_pos",
+    "left_pad",
+    "right_pad",
+    "init_tcp",
+    "touching_main_object",
+  ],
+  "pick-place-v3": [
+    "tcp_center",
+    "target_pos",
+    "obj_init_pos",
+    "left_pad",
+    "right_pad",
+    "init_left_pad",
+    "init_right_pad",
+    "init_tcp",
+    "touching_main_object",
+  ],
+  "door-open-v3": ["qpos:doorjoint", "target_pos"],
+  "drawer-open-v3": ["target_pos", "maxDist", "init_tcp"],
+  "drawer-close-v3": ["tcp_center", "target_pos", "obj_init_pos", "init_tcp"],
+  "button-press-topdown-v3": ["tcp_center", "init_tcp", "target_pos", "_obj_to_target_init"],
+  "peg-insert-side-v3": [
+    "tcp_center",
+    "site:pegHead",
+    "target_pos",
+    "peg_head_pos_init",
+    "site:bottom_right_corner_collision_box_1",
+    "site:top_left_corner_collision_box_1",
+    "site:bottom_right_corner_collision_box_2",
+    "site:top_left_corner_collision_box_2",
+    "left_pad",
+    "right_pad",
+    "obj_init_pos",
+    "init_tcp",
+  ],
+  "window-open-v3": [
+    "site:handleOpenStart",
+    "tcp_center",
+    "target_pos",
+    "obj_init_pos",
+    "window_handle_pos_init",
+    "init_tcp",
+  ],
+  "window-close-v3": [
+    "site:handleCloseStart",
+    "tcp_center",
+    "target_pos",
+    "window_handle_pos_init",
+    "init_tcp",
+  ],
 }
 # Recorded for every task where the attribute exists (a superset of READS: a module may read these).
-EXTRA_ATTRS = ("obj_init_pos", "init_tcp", "init_left_pad", "init_right_pad", "hand_init_pos", "maxDist",
-               "maxPushDist", "maxPullDist", "maxPlacingDist", "maxReachDist", "_obj_to_target_init",
-               "peg_head_pos_init", "window_handle_pos_init", "objHeight", "heightTarget", "liftThresh")
+EXTRA_ATTRS = (
+  "obj_init_pos",
+  "init_tcp",
+  "init_left_pad",
+  "init_right_pad",
+  "hand_init_pos",
+  "maxDist",
+  "maxPushDist",
+  "maxPullDist",
+  "maxPlacingDist",
+  "maxReachDist",
+  "_obj_to_target_init",
+  "peg_head_pos_init",
+  "window_handle_pos_init",
+  "objHeight",
+  "heightTarget",
+  "liftThresh",
+)
 EXTRA_SITES = {
-    "door-open-v3": [], "drawer-open-v3": [], "drawer-close-v3": [],
-    "button-press-topdown-v3": ["site:hole", "site:buttonStart"],
-    "peg-insert-side-v3": ["site:pegGrasp"],
+  "door-open-v3": [],
+  "drawer-open-v3": [],
+  "drawer-close-v3": [],
+  "button-press-topdown-v3": ["site:hole", "site:buttonStart"],
+  "peg-insert-side-v3": ["site:pegGrasp"],
 }
 EXTRA_JOINTS = {
-    "drawer-open-v3": ["qpos:goal_slidey"], "drawer-close-v3": ["qpos:goal_slidey"],
-    "button-press-topdown-v3": ["qpos:btnbox_joint"], "window-open-v3": ["qpos:window_slide"],
-    "window-close-v3": ["qpos:window_slide"],
+  "drawer-open-v3": ["qpos:goal_slidey"],
+  "drawer-close-v3": ["qpos:goal_slidey"],
+  "button-press-topdown-v3": ["qpos:btnbox_joint"],
+  "window-open-v3": ["qpos:window_slide"],
+  "window-close-v3": ["qpos:window_slide"],
 }
 EXTRA_BODIES = {
-    "reach-v3": ["body_com:obj"], "push-v3": ["body_com:obj"], "pick-place-v3": ["body_com:obj"],
-    "drawer-open-v3": ["body_com:drawer_link"], "drawer-close-v3": ["body_com:drawer_link"],
-    "button-press-topdown-v3": ["body_com:button"], "peg-insert-side-v3": ["body_com:peg"],
-    "door-open-v3": ["geom_xpos:handle"],
+  "reach-v3": ["body_com:obj"],
+  "push-v3": ["body_com:obj"],
+  "pick-place-v3": ["body_com:obj"],
+  "drawer-open-v3": ["body_com:drawer_link"],
+  "drawer-close-v3": ["body_com:drawer_link"],
+  "button-press-topdown-v3": ["body_com:button"],
+  "peg-insert-side-v3": ["body_com:peg"],
+  "door-open-v3": ["geom_xpos:handle"],
 }
 # The reference's rejection rule on a drawn rand_vec (reset_model's `while` loops), as data.
 CONSTRAINTS = {
-    "reach-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
-    "push-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
-    "pick-place-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
-    "peg-insert-side-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.1},
+  "reach-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
+  "push-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
+  "pick-place-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
+  "peg-insert-side-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.1},
 }
 
 
@@ -179,8 +246,8 @@ def motion_sequences():
     smooth = np.clip(smooth * 2.5, -1, 1)
     seqs[f"smooth{k}"] = smooth
   grip = np.zeros((MOTION_STEPS, 4))
-  grip[:MOTION_STEPS // 2, 3] = 1.0
-  grip[MOTION_STEPS // 2:, 3] = -1.0
+  grip[: MOTION_STEPS // 2, 3] = 1.0
+  grip[MOTION_STEPS // 2 :, 3] = -1.0
   seqs["grip_close_open"] = grip
   return seqs
 
@@ -220,8 +287,11 @@ def all_reads(env, task):
   for n in ("tcp_center", "left_pad", "right_pad", "target_pos"):
     if n not in names:
       names.append(n)
-  names += [n for n in EXTRA_SITES.get(task, []) + EXTRA_JOINTS.get(task, []) + EXTRA_BODIES.get(task, [])
-            if n not in names]
+  names += [
+    n
+    for n in EXTRA_SITES.get(task, []) + EXTRA_JOINTS.get(task, []) + EXTRA_BODIES.get(task, [])
+    if n not in names
+  ]
   if task in ("push-v3", "pick-place-v3") and "touching_main_object" not in names:
     names.append("touching_main_object")
   out = {}
@@ -258,8 +328,15 @@ def run_episode(env, policy, mode, rng):
       a = np.zeros(4)
     a = np.clip(np.asarray(a, np.float64), -1, 1).astype(np.float32)
     obs, r, _, _, info = env.step(a)
-    out.append((np.array(obs, np.float64), a.astype(np.float64), float(r),
-                {k: float(info[k]) for k in INFO_KEYS}, all_reads(env, task)))
+    out.append(
+      (
+        np.array(obs, np.float64),
+        a.astype(np.float64),
+        float(r),
+        {k: float(info[k]) for k in INFO_KEYS},
+        all_reads(env, task),
+      )
+    )
     if first is None and info["success"]:
       first = t
     if first is not None and t >= first + 10:
@@ -309,7 +386,9 @@ def reward_records(mt, task, arrays, meta):
 def reset_distribution(mt, task, k, arrays):
   env, tasks = make_env(mt, task, 0)
   env._freeze_rand_vec = False
-  np.random.seed(RESET_SEED + k)
+  np.random.seed(  # noqa: NPY002  metaworld samples from NumPy's global generator
+    RESET_SEED + k
+  )
   rv, oip, tp, hand, tcp = [], [], [], [], []
   for _ in range(N_RESETS):
     obs, _ = env.reset()
@@ -319,23 +398,42 @@ def reset_distribution(mt, task, k, arrays):
     hand.append(obs[:4].copy())
     tcp.append(np.array(env.init_tcp, np.float64))
   p = f"{task}/reset"
-  arrays[f"{p}/rand_vec"], arrays[f"{p}/obj_init_pos"], arrays[f"{p}/target_pos"] = map(np.stack, (rv, oip, tp))
+  arrays[f"{p}/rand_vec"], arrays[f"{p}/obj_init_pos"], arrays[f"{p}/target_pos"] = map(
+    np.stack, (rv, oip, tp)
+  )
   arrays[f"{p}/hand"], arrays[f"{p}/init_tcp"] = np.stack(hand), np.stack(tcp)
   arrays[f"{task}/rand_low"] = np.array(env._random_reset_space.low, np.float64)
   arrays[f"{task}/rand_high"] = np.array(env._random_reset_space.high, np.float64)
-  arrays[f"{task}/benchmark_rand_vecs"] = np.stack([
-      np.array(__import__("pickle").loads(t.data)["rand_vec"], np.float64) for t in tasks])
+  arrays[f"{task}/benchmark_rand_vecs"] = np.stack(
+    [np.array(__import__("pickle").loads(t.data)["rand_vec"], np.float64) for t in tasks]
+  )
   for name in ("hand_init_pos", "hand_low", "hand_high", "mocap_low", "mocap_high"):
     arrays[f"{task}/{name}"] = np.array(getattr(env, name), np.float64)
   arrays[f"{task}/goal_low"] = np.array(env.goal_space.low, np.float64)
   arrays[f"{task}/goal_high"] = np.array(env.goal_space.high, np.float64)
   arrays[f"{task}/max_path_length"] = np.array(env.max_path_length)
-  consts = {n: arrays[f"{task}/{n}"].tolist() for n in ("hand_init_pos", "hand_low", "hand_high", "mocap_low",
-                                                         "mocap_high", "goal_low", "goal_high", "rand_low",
-                                                         "rand_high")}
-  consts.update(max_path_length=int(env.max_path_length), frame_skip=int(env.frame_skip),
-                timestep=float(env.model.opt.timestep), action_scale=float(env.action_scale),
-                TARGET_RADIUS=float(env.TARGET_RADIUS), env_class=type(env).__name__)
+  consts = {
+    n: arrays[f"{task}/{n}"].tolist()
+    for n in (
+      "hand_init_pos",
+      "hand_low",
+      "hand_high",
+      "mocap_low",
+      "mocap_high",
+      "goal_low",
+      "goal_high",
+      "rand_low",
+      "rand_high",
+    )
+  }
+  consts.update(
+    max_path_length=int(env.max_path_length),
+    frame_skip=int(env.frame_skip),
+    timestep=float(env.model.opt.timestep),
+    action_scale=float(env.action_scale),
+    TARGET_RADIUS=float(env.TARGET_RADIUS),
+    env_class=type(env).__name__,
+  )
   env.close()
   return consts
 
@@ -344,7 +442,7 @@ def hand_motion(mt, task, arrays):
   seqs = motion_sequences()
   p = f"{task}/motion"
   acts, hands, grips, tcps, mocaps = [], [], [], [], []
-  for name, actions in seqs.items():
+  for actions in seqs.values():
     env, _ = make_env(mt, task, 0)
     obs, _ = env.reset()
     h, g, c, m = [obs[:3].copy()], [obs[3]], [env.tcp_center.copy()], [env.data.mocap_pos[0].copy()]
@@ -379,28 +477,38 @@ def main():
       m["motion_sequences"] = hand_motion(mt, task, arrays)
     meta["tasks"][task] = m
     print("  first success", m["first_success_step"], "success records", m["n_success_records"], flush=True)
-  meta.update({
+  meta.update(
+    {
       "versions": {p: importlib_metadata.version(p) for p in ("metaworld", "mujoco", "gymnasium", "numpy")},
       "benchmark": f"metaworld.MT10(seed={SEED}); reward_function_version v2 (default)",
-      "mt10_order": tasks, "n_records": N_RECORDS, "n_resets": N_RESETS, "reset_seed": RESET_SEED,
-      "motion_tasks": list(MOTION_TASKS), "motion_steps": MOTION_STEPS,
+      "mt10_order": tasks,
+      "n_records": N_RECORDS,
+      "n_resets": N_RESETS,
+      "reset_seed": RESET_SEED,
+      "motion_tasks": list(MOTION_TASKS),
+      "motion_steps": MOTION_STEPS,
       "info_keys": list(INFO_KEYS),
-      "notes": ["init_left_pad / init_right_pad are views of data.xpos in metaworld 3.1.1 "
-                "(get_body_com returns a view): the live pad positions, equal to left_pad / right_pad",
-                "reads are recorded after step()'s mj_forward, i.e. as evaluate_state saw them",
-                "reset/* come from unfrozen resets (the benchmark's _make_tasks draw), numpy seeded "
-                "with reset_seed + the task's MT10 index"],
+      "notes": [
+        "init_left_pad / init_right_pad are views of data.xpos in metaworld 3.1.1 "
+        "(get_body_com returns a view): the live pad positions, equal to left_pad / right_pad",
+        "reads are recorded after step()'s mj_forward, i.e. as evaluate_state saw them",
+        "reset/* come from unfrozen resets (the benchmark's _make_tasks draw), numpy seeded "
+        "with reset_seed + the task's MT10 index",
+      ],
       "naming_rule": "self._target_pos -> target_pos; self.X -> X; tcp_center; get_body_com(leftpad/rightpad)"
-                     " -> left_pad/right_pad; get_body_com(B) -> body_com:B; _get_site_pos(S) -> site:S; "
-                     "data.joint(J).qpos -> qpos:J; data.geom(G).xpos -> geom_xpos:G; "
-                     "data.body(B).xpos -> body_xpos:B",
+      " -> left_pad/right_pad; get_body_com(B) -> body_com:B; _get_site_pos(S) -> site:S; "
+      "data.joint(J).qpos -> qpos:J; data.geom(G).xpos -> geom_xpos:G; "
+      "data.body(B).xpos -> body_xpos:B",
       "keys": {k: list(v.shape) for k, v in sorted(arrays.items())},
-  })
+    }
+  )
   os.makedirs(OUT_DIR, exist_ok=True)
   np.savez_compressed(NPZ_PATH, **arrays)
   with open(JSON_PATH, "w") as f:
     json.dump(meta, f, indent=1, sort_keys=False)
-  print("wrote", NPZ_PATH, os.path.getsize(NPZ_PATH), "bytes;", JSON_PATH, os.path.getsize(JSON_PATH), "bytes")
+  print(
+    "wrote", NPZ_PATH, os.path.getsize(NPZ_PATH), "bytes;", JSON_PATH, os.path.getsize(JSON_PATH), "bytes"
+  )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Shared test setup: the persistent compilation cache keeps re-runs of the MJX-heavy suite fast."""
-import os
 
 import mjx_envs  # noqa: F401  first: applies the XLA:CPU scheduler flag before JAX starts
+
+import os
+
 import jax
 
 _CACHE = os.environ.get("MJX_TEST_CACHE", os.path.join(os.path.dirname(__file__), "..", ".jax_cache"))

@@ -2,6 +2,9 @@
 value and what is allowed, and a non-zero exit, before anything is built or compiled; good values pass;
 the library path (`experiment.resolve`, `experiment.set_dotted`) raises the same errors; `import mjx_envs`
 prints nothing."""
+
+import mjx_envs
+
 import json
 import os
 import subprocess
@@ -9,7 +12,6 @@ import sys
 
 import pytest
 
-import mjx_envs
 import train
 from agents import experiment
 
@@ -23,6 +25,7 @@ class Reached(Exception):
 @pytest.fixture(autouse=True)
 def nothing_builds(monkeypatch):
   """Nothing in this file may build an algorithm or compile: `train.run` and `experiment.build` fail."""
+
   def run(cfg, name, run_dir, **kwargs):
     raise Reached(cfg, name, run_dir, kwargs)
 
@@ -48,65 +51,73 @@ def fail(argv, capsys):
 
 
 BAD = [  # argv, strings the one-line message must contain (the option or key, the value, what is allowed)
-    (["--steps", "-5"], ["--steps", "agent.total_env_steps", "-5", ">= 1"]),
-    (["--steps", "2.5"], ["--steps", "agent.total_env_steps", "2.5", "integer"]),
-    (["--steps", "nan"], ["agent.total_env_steps", "nan", "integer"]),
-    (["--steps", "lots"], ["--steps", "lots"]),
-    (["--num-envs", "0"], ["--num-envs", "agent.num_envs", "0", ">= 1"]),
-    (["--num-envs", "abc"], ["--num-envs", "abc", "int"]),
-    (["--seed", "-1"], ["--seed", "run.seed", "-1", "[0, 2147483648)"]),
-    (["--resume", "/nonexistent/run"], ["--resume", "/nonexistent/run", "no such directory"]),
-    (["--resume", ROOT + "/configs"], ["--resume", "configs", "no config.json"]),
-    (["--config", "nosuch"], ["nosuch", "ppo_fetch_reach"]),
-    (["--bogus-flag"], ["--bogus-flag"]),
-    (["--set", "agent.learning_rate=fast"], ["agent.learning_rate", "fast", "number"]),
-    (["--set", "agent.learning_rate=0"], ["agent.learning_rate", "0", "> 0"]),
-    (["--set", "agent.learning_rate=inf"], ["agent.learning_rate", "inf", "finite number"]),
-    (["--set", "agent.num_envs=2.5"], ["agent.num_envs", "2.5", "integer"]),
-    (["--set", "agent.num_envs=True"], ["agent.num_envs", "True", "integer"]),
-    (["--set", "agent.num_minibatches=3"], ["agent.num_minibatches", "3", "divide", "agent.num_envs"]),
-    (["--set", "agent.num_minibatches=0"], ["agent.num_minibatches", "0", ">= 1"]),
-    (["--set", "agent.normalize_obs=1"], ["agent.normalize_obs", "1", "True or False"]),
-    (["--set", "agent.policy_hidden=64"], ["agent.policy_hidden", "64", "list"]),
-    (["--set", "agent.policy_hidden=[64, 0]"], ["agent.policy_hidden", "[64, 0]", ">= 1"]),
-    (["--set", "agent.policy_hidden=[64, 'x']"], ["agent.policy_hidden[1]", "'x'", "integer"]),
-    (["--set", "agent.activation=relux"], ["agent.activation", "relux", "tanh"]),
-    (["--set", "agent.distribution=beta"], ["agent.distribution", "beta", "tanh_normal"]),
-    (["--set", "agent.distribution=categorical"], ["agent.distribution", "categorical", "action_bins"]),
-    (["--set", "agent.lr_schedule=exponential"], ["agent.lr_schedule", "exponential", "cosine"]),
-    (["--set", "agent.staleness=-1"], ["agent.staleness", "-1", ">= 0"]),
-    (["--set", "agent.grad_clip_sqrt_v=-5"], ["agent.grad_clip_sqrt_v", "-5", ">= 0"]),
-    (["--set", "agent.ent_schedule=step"], ["agent.ent_schedule", "step", "linear"]),
-    (["--set", "run.ratings_every=-1"], ["run.ratings_every", "-1", ">= 0"]),
-    (["--set", "agent.gamma=1.5"], ["agent.gamma", "1.5", "[0, 1]"]),
-    (["--set", "agent.episode_length=0"], ["agent.episode_length", "0", ">= 1"]),
-    (["--set", "agent.hindsight_strategy=past"], ["agent.hindsight_strategy", "past", "future"]),
-    (["--set", "agent.hindsight=True", "--set", "agent.lstm_size=8"], ["agent.lstm_size", "8", "hindsight"]),
-    (["--set", "agent.algo=nope"], ["agent.algo", "nope", "ddpg_her"]),
-    (["--set", "agent.algo=asp"], ["agent.algo", "asp", "BlocksSelfPlay"]),
-    (["--set", "run.eval_every=0"], ["run.eval_every", "0", ">= 1"]),
-    (["--set", "run.num_eval_envs=0"], ["run.num_eval_envs", "0", ">= 1"]),
-    (["--set", "run.max_minutes=-1"], ["run.max_minutes", "-1", ">= 0"]),
-    (["--set", "run.keep_checkpoints=0"], ["run.keep_checkpoints", "0", ">= 1"]),
-    (["--set", "run.seed=1.5"], ["run.seed", "1.5", "integer"]),
-    (["--set", "env.reward_type=bogus"], ["reward_type", "bogus", "sparse"]),
-    (["--set", "env.reward_type=1"], ["reward_type", "1", "string"]),
-    (["--set", "env.distance_threshold=-1"], ["distance_threshold", "-1", "(0.0"]),
-    (["--set", "env.episode_length=2.5"], ["episode_length", "2.5", "integer"]),
-    (["--set", "env.name=Nope"], ["env.name", "Nope", "FetchReach"]),
-    (["--set", "env.name=BlocksPush", "--set", "env.num_objects=9"], ["num_objects", "9"]),
-    (["--set", "nosuch.key=1"], ["nosuch.key", "valid keys", "agent.learning_rate"]),
-    (["--set", "agent.learning_rat=1e-3"], ["agent.learning_rat", "did you mean 'agent.learning_rate'"]),
-    (["--set", "agent.learning_rate"], ["agent.learning_rate", "section.key=value"]),
-    (["--config", "ddpg_her_fetch_reach", "--set", "agent.buffer_size=100"],
-     ["agent.buffer_size", "100", "agent.num_envs"]),
-    (["--config", "ddpg_her_fetch_reach", "--set", "agent.polyak=2"], ["agent.polyak", "2", "[0, 1]"]),
-    (["--config", "asp_blocks_cpu", "--set", "agent.opponent_sampling=elo"],
-     ["agent.opponent_sampling", "elo", "quality"]),
-    (["--config", "asp_blocks_cpu", "--set", "agent.past_opponent_prob=1.0"],
-     ["agent.past_opponent_prob", "1.0", "[0, 1)"]),
-    (["--config", "asp_blocks_cpu", "--set", "agent.holdout_tasks=['push-x']"],
-     ["agent.holdout_tasks", "push-x", "push-1"]),
+  (["--steps", "-5"], ["--steps", "agent.total_env_steps", "-5", ">= 1"]),
+  (["--steps", "2.5"], ["--steps", "agent.total_env_steps", "2.5", "integer"]),
+  (["--steps", "nan"], ["agent.total_env_steps", "nan", "integer"]),
+  (["--steps", "lots"], ["--steps", "lots"]),
+  (["--num-envs", "0"], ["--num-envs", "agent.num_envs", "0", ">= 1"]),
+  (["--num-envs", "abc"], ["--num-envs", "abc", "int"]),
+  (["--seed", "-1"], ["--seed", "run.seed", "-1", "[0, 2147483648)"]),
+  (["--resume", "/nonexistent/run"], ["--resume", "/nonexistent/run", "no such directory"]),
+  (["--resume", ROOT + "/configs"], ["--resume", "configs", "no config.json"]),
+  (["--config", "nosuch"], ["nosuch", "ppo_fetch_reach"]),
+  (["--bogus-flag"], ["--bogus-flag"]),
+  (["--set", "agent.learning_rate=fast"], ["agent.learning_rate", "fast", "number"]),
+  (["--set", "agent.learning_rate=0"], ["agent.learning_rate", "0", "> 0"]),
+  (["--set", "agent.learning_rate=inf"], ["agent.learning_rate", "inf", "finite number"]),
+  (["--set", "agent.num_envs=2.5"], ["agent.num_envs", "2.5", "integer"]),
+  (["--set", "agent.num_envs=True"], ["agent.num_envs", "True", "integer"]),
+  (["--set", "agent.num_minibatches=3"], ["agent.num_minibatches", "3", "divide", "agent.num_envs"]),
+  (["--set", "agent.num_minibatches=0"], ["agent.num_minibatches", "0", ">= 1"]),
+  (["--set", "agent.normalize_obs=1"], ["agent.normalize_obs", "1", "True or False"]),
+  (["--set", "agent.policy_hidden=64"], ["agent.policy_hidden", "64", "list"]),
+  (["--set", "agent.policy_hidden=[64, 0]"], ["agent.policy_hidden", "[64, 0]", ">= 1"]),
+  (["--set", "agent.policy_hidden=[64, 'x']"], ["agent.policy_hidden[1]", "'x'", "integer"]),
+  (["--set", "agent.activation=relux"], ["agent.activation", "relux", "tanh"]),
+  (["--set", "agent.distribution=beta"], ["agent.distribution", "beta", "tanh_normal"]),
+  (["--set", "agent.distribution=categorical"], ["agent.distribution", "categorical", "action_bins"]),
+  (["--set", "agent.lr_schedule=exponential"], ["agent.lr_schedule", "exponential", "cosine"]),
+  (["--set", "agent.staleness=-1"], ["agent.staleness", "-1", ">= 0"]),
+  (["--set", "agent.grad_clip_sqrt_v=-5"], ["agent.grad_clip_sqrt_v", "-5", ">= 0"]),
+  (["--set", "agent.ent_schedule=step"], ["agent.ent_schedule", "step", "linear"]),
+  (["--set", "run.ratings_every=-1"], ["run.ratings_every", "-1", ">= 0"]),
+  (["--set", "agent.gamma=1.5"], ["agent.gamma", "1.5", "[0, 1]"]),
+  (["--set", "agent.episode_length=0"], ["agent.episode_length", "0", ">= 1"]),
+  (["--set", "agent.hindsight_strategy=past"], ["agent.hindsight_strategy", "past", "future"]),
+  (["--set", "agent.hindsight=True", "--set", "agent.lstm_size=8"], ["agent.lstm_size", "8", "hindsight"]),
+  (["--set", "agent.algo=nope"], ["agent.algo", "nope", "ddpg_her"]),
+  (["--set", "agent.algo=asp"], ["agent.algo", "asp", "BlocksSelfPlay"]),
+  (["--set", "run.eval_every=0"], ["run.eval_every", "0", ">= 1"]),
+  (["--set", "run.num_eval_envs=0"], ["run.num_eval_envs", "0", ">= 1"]),
+  (["--set", "run.max_minutes=-1"], ["run.max_minutes", "-1", ">= 0"]),
+  (["--set", "run.keep_checkpoints=0"], ["run.keep_checkpoints", "0", ">= 1"]),
+  (["--set", "run.seed=1.5"], ["run.seed", "1.5", "integer"]),
+  (["--set", "env.reward_type=bogus"], ["reward_type", "bogus", "sparse"]),
+  (["--set", "env.reward_type=1"], ["reward_type", "1", "string"]),
+  (["--set", "env.distance_threshold=-1"], ["distance_threshold", "-1", "(0.0"]),
+  (["--set", "env.episode_length=2.5"], ["episode_length", "2.5", "integer"]),
+  (["--set", "env.name=Nope"], ["env.name", "Nope", "FetchReach"]),
+  (["--set", "env.name=BlocksPush", "--set", "env.num_objects=9"], ["num_objects", "9"]),
+  (["--set", "nosuch.key=1"], ["nosuch.key", "valid keys", "agent.learning_rate"]),
+  (["--set", "agent.learning_rat=1e-3"], ["agent.learning_rat", "did you mean 'agent.learning_rate'"]),
+  (["--set", "agent.learning_rate"], ["agent.learning_rate", "section.key=value"]),
+  (
+    ["--config", "ddpg_her_fetch_reach", "--set", "agent.buffer_size=100"],
+    ["agent.buffer_size", "100", "agent.num_envs"],
+  ),
+  (["--config", "ddpg_her_fetch_reach", "--set", "agent.polyak=2"], ["agent.polyak", "2", "[0, 1]"]),
+  (
+    ["--config", "asp_blocks_cpu", "--set", "agent.opponent_sampling=elo"],
+    ["agent.opponent_sampling", "elo", "quality"],
+  ),
+  (
+    ["--config", "asp_blocks_cpu", "--set", "agent.past_opponent_prob=1.0"],
+    ["agent.past_opponent_prob", "1.0", "[0, 1)"],
+  ),
+  (
+    ["--config", "asp_blocks_cpu", "--set", "agent.holdout_tasks=['push-x']"],
+    ["agent.holdout_tasks", "push-x", "push-1"],
+  ),
 ]
 
 
@@ -162,8 +173,20 @@ def test_readme_commands_pass_validation(argv):
 def test_flags_and_sets_are_checked_together():
   """The flags land in the config as their keys, converted (2e6 -> int) and checked together with --set,
   so a combination that is only valid as a whole is accepted in any order."""
-  cfg, name, _, _ = reached(["--num-envs", "6", "--set", "agent.num_minibatches=3", "--steps", "2e6",
-                             "--seed", "7", "--set", "agent.normalize_obs=false"])
+  cfg, name, _, _ = reached(
+    [
+      "--num-envs",
+      "6",
+      "--set",
+      "agent.num_minibatches=3",
+      "--steps",
+      "2e6",
+      "--seed",
+      "7",
+      "--set",
+      "agent.normalize_obs=false",
+    ]
+  )
   assert name == "ppo_fetch_reach"
   assert cfg["agent"]["num_envs"] == 6 and cfg["agent"]["num_minibatches"] == 3
   assert cfg["agent"]["total_env_steps"] == 2_000_000 and isinstance(cfg["agent"]["total_env_steps"], int)
@@ -179,31 +202,50 @@ def test_resume_of_a_run_directory(tmp_path):
 
 
 # --- the library path ------------------------------------------------------------------------------
-@pytest.mark.parametrize("cfg,match", [
+@pytest.mark.parametrize(
+  "cfg,match",
+  [
     ([], "a config is a dict"),
     ({"env": {"name": "FetchReach"}, "agnet": {}}, r"unknown config section\(s\) \['agnet'\]"),
     ({"env": "FetchReach"}, "section 'env' must be a dict"),
     ({"agent": {}}, "env.name is required"),
     ({"env": {"name": ["FetchReach"]}}, "env.name must be a registered environment"),
     ({"env": {"name": "FetchReach"}, "agent": {"algo": ["ppo"]}}, "agent.algo must be one of"),
-    ({"env": {"name": "FetchReach"}, "agent": {"num_envs": "many"}}, "agent.num_envs must be an integer, got 'many'"),
-    ({"env": {"name": "FetchReach"}, "agent": {"vf_clip": "x"}}, "agent.vf_clip must be a finite number, got 'x'"),
+    (
+      {"env": {"name": "FetchReach"}, "agent": {"num_envs": "many"}},
+      "agent.num_envs must be an integer, got 'many'",
+    ),
+    (
+      {"env": {"name": "FetchReach"}, "agent": {"vf_clip": "x"}},
+      "agent.vf_clip must be a finite number, got 'x'",
+    ),
     ({"env": {"name": "FetchReach"}, "agent": {"vf_clip": -1.0}}, r"agent.vf_clip must be > 0, got -1.0"),
-    ({"env": {"name": "FetchReach"}, "agent": {"algo": "ddpg_her", "clip_eps": 0.2}}, "unknown key.*agent.clip_eps"),
+    (
+      {"env": {"name": "FetchReach"}, "agent": {"algo": "ddpg_her", "clip_eps": 0.2}},
+      "unknown key.*agent.clip_eps",
+    ),
     ({"env": {"name": "FetchReach"}, "run": {"eval_every": 0}}, "run.eval_every must be >= 1, got 0"),
     ({"env": {"name": "FetchReach", "n_substeps": True}}, "'n_substeps' must be an integer, got True"),
-    ({"env": {"name": "BlocksPush", "action_bins": "11"}}, "'action_bins' must be None or a number, got '11'"),
+    (
+      {"env": {"name": "BlocksPush", "action_bins": "11"}},
+      "'action_bins' must be None or a number, got '11'",
+    ),
     ({"env": {"name": "BlocksPush", "terminate_on_fall": 0}}, "'terminate_on_fall' must be True or False"),
-])
+  ],
+)
 def test_resolve_raises_config_error(cfg, match):
   with pytest.raises(mjx_envs.ConfigError, match=match):
     experiment.resolve(cfg)
 
 
 def test_resolve_normalises_values():
-  cfg = experiment.resolve({"env": {"name": "FetchReach", "episode_length": 40.0},
-                            "agent": {"total_env_steps": 1e5, "policy_hidden": (32, 32), "vf_clip": None},
-                            "run": {"max_minutes": 0.5}})
+  cfg = experiment.resolve(
+    {
+      "env": {"name": "FetchReach", "episode_length": 40.0},
+      "agent": {"total_env_steps": 1e5, "policy_hidden": (32, 32), "vf_clip": None},
+      "run": {"max_minutes": 0.5},
+    }
+  )
   assert cfg["env"]["episode_length"] == 40 and isinstance(cfg["env"]["episode_length"], int)
   assert cfg["agent"]["total_env_steps"] == 100_000 and isinstance(cfg["agent"]["total_env_steps"], int)
   assert cfg["agent"]["policy_hidden"] == [32, 32] and cfg["agent"]["vf_clip"] is None
@@ -239,7 +281,13 @@ def test_rules_name_real_fields():
 def test_import_prints_nothing():
   """MJX prints "Failed to import warp" on import where Warp is absent; a user who did not ask for Warp
   should see nothing."""
-  out = subprocess.run([sys.executable, "-c", "import mjx_envs"], cwd=ROOT, capture_output=True, text=True,
-                       check=True, timeout=120)
+  out = subprocess.run(
+    [sys.executable, "-c", "import mjx_envs"],
+    cwd=ROOT,
+    capture_output=True,
+    text=True,
+    check=True,
+    timeout=120,
+  )
   assert "Failed to import" not in out.stdout + out.stderr, out.stdout + out.stderr
   assert out.stdout == "", out.stdout

@@ -1,13 +1,15 @@
 """benchmarks/suite.py: the registries stay complete, the throughput ladder stops at out-of-memory and
 continues where it stopped, and the whole suite runs at tiny size on CPU, stops at its budget, skips
 finished parts and resumes partial ones (a throughput ladder, a train.py run stopped by time)."""
+
+import mjx_envs
+
 import json
 import os
 
 import jax
 import pytest
 
-import mjx_envs
 from benchmarks import env_throughput as et
 from benchmarks import suite
 
@@ -26,6 +28,7 @@ def test_registries_cover_every_family_and_resolve():
       assert size in p.args, (p.env, size)
   import train  # pylint: disable=import-outside-toplevel
   from agents import experiment  # pylint: disable=import-outside-toplevel
+
   for h in suite.HEADLINE:
     if not suite.config_exists(h.config):
       continue
@@ -45,8 +48,15 @@ def test_throughput_ladder_stops_at_out_of_memory_and_continues(tmp_path, monkey
     calls.append(batch)
     if batch == 32:
       raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 123 bytes.")
-    return {"batch": batch, "steps": num_steps, "compile_s": 1.0, "cache_hit": False, "run_s": 0.1,
-            "mjx_steps_per_s": 100.0 * batch, "xla": {"bytes_per_env": 1000.0, "flops": 2e9}}
+    return {
+      "batch": batch,
+      "steps": num_steps,
+      "compile_s": 1.0,
+      "cache_hit": False,
+      "run_s": 0.1,
+      "mjx_steps_per_s": 100.0 * batch,
+      "xla": {"bytes_per_env": 1000.0, "flops": 2e9},
+    }
 
   monkeypatch.setattr(et, "bench_mjx", fake_bench)
   monkeypatch.setattr(et, "reset_pool", lambda env, seed: None)
@@ -59,7 +69,7 @@ def test_throughput_ladder_stops_at_out_of_memory_and_continues(tmp_path, monkey
   assert calls == [8, 16] and part["status"] == "partial" and merged["left"] == ["throughput-FetchReach"]
   assert "B=32 (--max-steps 2 reached)" in capsys.readouterr().out
 
-  merged = suite.main(args)   # continues at 32, which runs out of memory: 64 is never tried
+  merged = suite.main(args)  # continues at 32, which runs out of memory: 64 is never tried
   part = merged["parts"]["throughput-FetchReach"]
   assert calls == [8, 16, 32] and part["status"] == "done" and merged["left"] == []
   assert part["stopped"]["batch"] == 32 and part["stopped"]["reason"] == "out of memory"
@@ -69,7 +79,7 @@ def test_throughput_ladder_stops_at_out_of_memory_and_continues(tmp_path, monkey
   assert "| FetchReach | 32 | - | - | stopped: out of memory |" in md
   assert "| FetchReach | 16 | 4 | 1.0 | 1,600 | 5,000 | 1,000 |" in md
 
-  suite.main(args)            # finished: skipped
+  suite.main(args)  # finished: skipped
   assert calls == [8, 16, 32]
   assert "done earlier" in capsys.readouterr().out
 
@@ -84,15 +94,31 @@ def test_throughput_ladder_stops_at_out_of_memory_and_continues(tmp_path, monkey
 def test_tiny_suite_runs_stops_at_its_budget_and_resumes(tmp_path, monkeypatch):
   monkeypatch.setattr(suite, "HEADLINE", suite.HEADLINE + [suite.HeadlineRun("no_such_config")])
   out = str(tmp_path / "suite")
-  base = ["--out", out, "--size", "tiny", "--cache-dir", CACHE, "--part", "throughput", "--part",
-          "ppo_vs_brax", "--part", "train-ppo_fetch_reach", "--part", "train-no_such_config"]
+  base = [
+    "--out",
+    out,
+    "--size",
+    "tiny",
+    "--cache-dir",
+    CACHE,
+    "--part",
+    "throughput",
+    "--part",
+    "ppo_vs_brax",
+    "--part",
+    "train-ppo_fetch_reach",
+    "--part",
+    "train-no_such_config",
+  ]
 
   # 1. A budget of 3 s: the first step of work (PPO vs Brax) always runs, nothing else starts.
   merged = suite.main(base + ["--budget-min", "0.05"])
   parts = merged["parts"]
   assert parts["ppo_vs_brax-FetchReach"]["status"] == "done"
   s = parts["ppo_vs_brax-FetchReach"]["summary"]
-  assert s["ours_sps"] > 0 and s["brax_sps"] > 0 and s["ratio"] == pytest.approx(s["ours_sps"] / s["brax_sps"])
+  assert (
+    s["ours_sps"] > 0 and s["brax_sps"] > 0 and s["ratio"] == pytest.approx(s["ours_sps"] / s["brax_sps"])
+  )
   assert len(s["ours_success"]) == len(s["brax_success"]) == len(s["env_steps"]) == 4
   assert s["ours_xla"]["flops"] > 0
   assert parts["train-no_such_config"]["status"] == "skipped"
@@ -124,8 +150,15 @@ def test_tiny_suite_runs_stops_at_its_budget_and_resumes(tmp_path, monkeypatch):
   assert tp["status"] == "done" and [r["batch"] for r in tp["rows"]] == [8, 16] and tp["rows"][0] == row8
 
   md = open(os.path.join(out, "results.md")).read()
-  for text in (f"| cpu ({et.cpu_model()}", f"| {jax.__version__} |", "## Targets (one H100)", "our PPO / Brax PPO training steps/s (FetchReach)",
-               "ppo_fetch_reach: eval/success_rate >= 0.9, incl. compile", "| FetchReach | 16 |",
-               "| ppo_fetch_reach | done | 240 |", "no_such_config | skipped"):
+  for text in (
+    f"| cpu ({et.cpu_model()}",
+    f"| {jax.__version__} |",
+    "## Targets (one H100)",
+    "our PPO / Brax PPO training steps/s (FetchReach)",
+    "ppo_fetch_reach: eval/success_rate >= 0.9, incl. compile",
+    "| FetchReach | 16 |",
+    "| ppo_fetch_reach | done | 240 |",
+    "no_such_config | skipped",
+  ):
     assert text in md, text
   assert json.load(open(os.path.join(out, "results.json")))["parts"].keys() == parts.keys()

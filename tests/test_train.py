@@ -1,5 +1,6 @@
 """train.py end to end: CLI errors, FetchReach learning with the full run directory, exact resume after
 SIGKILL, and 2-device data parallelism matching 1 device."""
+
 import json
 import os
 import signal
@@ -13,8 +14,9 @@ import numpy as np
 import pytest
 
 import train
-from agents import experiment, surgery
-from agents.checkpoint import Checkpointer
+from agents import experiment
+from agents.common.checkpoint import Checkpointer
+from agents.league import surgery
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.abspath(os.path.join(ROOT, ".jax_cache"))
@@ -23,6 +25,18 @@ CACHE = os.path.abspath(os.path.join(ROOT, ".jax_cache"))
 def test_list_and_cli_errors(capsys):
   assert train.main(["--list"]) == 0
   assert "ppo_fetch_reach" in capsys.readouterr().out.split()
+
+
+def test_list_describes_every_config(capsys):
+  """`--list` gives each config one line of what it trains and one of its measured figure and time."""
+  rows = train.describe_configs()
+  assert [n for n, _, _ in rows] == train.list_configs()
+  for name, what, measured in rows:
+    assert what and len(what) <= 100, f"configs/{name}.py: its docstring's first line is the --list line"
+    assert measured and len(measured) <= 100, f"configs/{name}.py: MEASURED (one line) is missing"
+  assert train.main(["--list"]) == 0
+  out = capsys.readouterr().out
+  assert out.count("measured: ") == len(rows) and "(default)" in out
   with pytest.raises(SystemExit, match=r"unknown config key 'agent.learning_rat'.*agent.learning_rate"):
     train.main(["--set", "agent.learning_rat=1e-3", "--out", "/tmp/never"])
   with pytest.raises(SystemExit, match="unknown config 'nope'.*ppo_fetch_reach"):
@@ -54,20 +68,25 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   # Surgery: --resume with a wider policy and value net. The checkpoint is carried into the new
   # architecture with the same function (its deterministic actions are the old ones), training goes on
   # from there, and the run directory records it.
-  new = experiment.set_dotted(cfg, "agent.total_env_steps=51200", "agent.policy_hidden=(96, 64)",
-                              "agent.value_hidden=(64, 80)")
+  new = experiment.set_dotted(
+    cfg, "agent.total_env_steps=51200", "agent.policy_hidden=(96, 64)", "agent.value_hidden=(64, 80)"
+  )
   obs = jax.random.normal(jax.random.PRNGKey(3), (16, 13))
   before = act(obs, None)
   _, new_algo = experiment.build(new)
   old_ts, _ = _final_params(str(tmp_path))
   migrated = surgery.migrate(cfg["agent"], new["agent"], old_ts, new_algo.init(jax.random.PRNGKey(0)))
-  np.testing.assert_allclose(new_algo.policy(migrated.params, migrated.obs_norm)(obs, None), before, atol=1e-5)
+  np.testing.assert_allclose(
+    new_algo.policy(migrated.params, migrated.obs_norm)(obs, None), before, atol=1e-5
+  )
   ts2, row2 = train.run(new, "test", str(tmp_path), resume=True, progress=False)
   assert ts2.params["policy"]["params"]["Core_0"]["Torso_0"]["MLP_0"]["Dense_0"]["kernel"].shape == (13, 96)
   assert json.load(open(tmp_path / "config.json"))["agent"]["policy_hidden"] == [96, 64]
   record = json.loads(open(tmp_path / "surgery.jsonl").readline())
-  assert record["env_steps"] == 38400 and record["changed"] == {"policy_hidden": [[64, 64], [96, 64]],
-                                                                "value_hidden": [[64, 64], [64, 80]]}, record
+  assert record["env_steps"] == 38400 and record["changed"] == {
+    "policy_hidden": [[64, 64], [96, 64]],
+    "value_hidden": [[64, 64], [64, 80]],
+  }, record
   rows = [json.loads(l) for l in open(tmp_path / "metrics.jsonl")]
   assert rows[-1]["env_steps"] == 51200 and row2["eval/success_rate"] >= 0.9, rows[-1]  # no drop
   # The checkpoint from before the surgery still loads, migrated into the run's new architecture (what
@@ -81,13 +100,15 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
 def test_video_of_an_untrained_policy(tmp_path):
   """What `train.py --video` calls after training, on a 5-step episode of an untrained PPO policy."""
   import imageio.v3 as iio  # pylint: disable=import-outside-toplevel
+
   cfg = experiment.resolve(train.load_config("ppo_fetch_reach"))
   for assignment in ("agent.num_envs=4", "agent.episode_length=5"):
     cfg = experiment.set_dotted(cfg, assignment)
   _, algo = experiment.build(cfg)
   ts = jax.jit(algo.init)(jax.random.PRNGKey(0))
-  path = experiment.record_video(algo, ts.params, ts.obs_norm, str(tmp_path / "video.mp4"), width=64,
-                                 height=48)
+  path = experiment.record_video(
+    algo, ts.params, ts.obs_norm, str(tmp_path / "video.mp4"), width=64, height=48
+  )
   frames = iio.imread(path)
   assert frames.shape == (6 + 12, 48, 64, 3)  # reset + 5 steps, then the end held for 0.5 s at 25 fps
   assert frames.std() > 10
@@ -99,8 +120,19 @@ def _env():
   return env
 
 
-TINY = ["--set", "agent.num_envs=16", "--set", "agent.unroll_length=5", "--set", "run.eval_every=1",
-        "--set", "run.num_eval_envs=8", "--steps", str(16 * 5 * 12), "--no-progress"]
+TINY = [
+  "--set",
+  "agent.num_envs=16",
+  "--set",
+  "agent.unroll_length=5",
+  "--set",
+  "run.eval_every=1",
+  "--set",
+  "run.num_eval_envs=8",
+  "--steps",
+  str(16 * 5 * 12),
+  "--no-progress",
+]
 
 
 def _final_params(run_dir):
@@ -117,12 +149,14 @@ def test_resume_after_sigkill_is_exact(tmp_path):
   it): the count is stored in config.json and a resume without --devices uses it again."""
   full, killed = str(tmp_path / "full"), str(tmp_path / "killed")
   cmd = [sys.executable, os.path.join(ROOT, "train.py"), "--devices", "2"] + TINY
-  out = subprocess.run(cmd + ["--out", full], check=True, env=_env(), cwd=ROOT, timeout=600,
-                       capture_output=True, text=True).stdout
+  out = subprocess.run(
+    cmd + ["--out", full], check=True, env=_env(), cwd=ROOT, timeout=600, capture_output=True, text=True
+  ).stdout
   assert "devices=2 x cpu" in out, out[-2000:]
   assert json.load(open(os.path.join(full, "config.json")))["run"]["devices"] == 2
-  proc = subprocess.Popen(cmd + ["--out", killed], env=_env(), cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT)
+  proc = subprocess.Popen(
+    cmd + ["--out", killed], env=_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+  )
   deadline = time.time() + 600
   ckpt_dir = os.path.join(killed, "checkpoints")
   while time.time() < deadline:
@@ -135,8 +169,15 @@ def test_resume_after_sigkill_is_exact(tmp_path):
   proc.wait()
   state_k, meta_k = _final_params(killed)
   assert meta_k["chunks"] < 12, "the run finished before it could be killed"
-  out = subprocess.run([sys.executable, os.path.join(ROOT, "train.py"), "--resume", killed, "--no-progress"],
-                       check=True, env=_env(), cwd=ROOT, timeout=600, capture_output=True, text=True).stdout
+  out = subprocess.run(
+    [sys.executable, os.path.join(ROOT, "train.py"), "--resume", killed, "--no-progress"],
+    check=True,
+    env=_env(),
+    cwd=ROOT,
+    timeout=600,
+    capture_output=True,
+    text=True,
+  ).stdout
   assert "devices=2 x cpu" in out, out[-2000:]
   a, meta_a = _final_params(full)
   b, meta_b = _final_params(killed)
@@ -154,7 +195,8 @@ TWO_DEVICES = textwrap.dedent("""
     os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
     import mjx_envs, jax, numpy as np
     jax.config.update("jax_compilation_cache_dir", os.environ["MJX_COMPILATION_CACHE"])
-    from agents import experiment, sharding
+    from agents import experiment
+    from agents.common import sharding
     assert jax.device_count() == 2
     cfg = experiment.resolve({"env": {"name": "FetchReach"},
         "agent": {"num_envs": 16, "unroll_length": 5, "num_minibatches": 2, "update_epochs": 2,
@@ -190,7 +232,8 @@ TWO_DEVICES = textwrap.dedent("""
 def test_two_devices_match_one_device():
   env = _env()
   env["XLA_FLAGS"] = "--xla_cpu_enable_concurrency_optimized_scheduler=false"
-  proc = subprocess.run([sys.executable, "-c", TWO_DEVICES], env=env, cwd=ROOT, capture_output=True,
-                        text=True, timeout=900)
+  proc = subprocess.run(
+    [sys.executable, "-c", TWO_DEVICES], env=env, cwd=ROOT, capture_output=True, text=True, timeout=900
+  )
   assert proc.returncode == 0, proc.stderr[-3000:]
   assert "MATCH" in proc.stdout and "EVAL MATCH" in proc.stdout

@@ -31,18 +31,19 @@ Written as a difference of "placed" indicators between the previous and current 
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping
-
-from brax import math as bmath
-import jax
-import jax.numpy as jnp
-import mujoco
-import numpy as np
-
 from mjx_envs import gripper as gripper_lib
 from mjx_envs.blocks import goals as G
 from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_HALF, TABLE_POS, TABLE_Z, scene_xml
 from mjx_envs.core import ConfigError, GoalEnv, State, check_impl, sanitize_action
+
+from collections.abc import Mapping
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+from brax import math as bmath
 
 TASKS = (None, "push", "flip", "pick_and_place", "stack")
 ROBOT_SIZE = 17
@@ -50,41 +51,41 @@ OBJECT_SIZE = 17
 GRIP_CONTACT_DIST = 0.0  # a finger touches a block where their contact distance is <= this (metres)
 
 
-def default_config() -> Dict[str, Any]:
+def default_config() -> dict[str, Any]:
   return dict(
-      task="push",
-      num_objects=1,
-      action_bins=None,           # None: continuous [-1, 1]; 11: multi-categorical bins
-      episode_length=None,        # None: 200 steps per object (Bob's budget in the paper)
-      sim_dt=0.008,
-      n_substeps=5,               # control step = 0.04 s, as robogym
-      iterations=5,               # constraint solver iterations (Newton; 4 before issue 11, 3 in issue
-                                  # 11; 5 since issue 13: impratio 3 diverges under pinches with fewer)
-      ls_iterations=4,            # solver line-search iterations (6 before issue 11)
-      cone="pyramidal",           # friction cone: "pyramidal" or "elliptic"
-      impratio=3.0,               # MuJoCo's friction-to-normal impedance ratio; 1 (before issue 13) let a
-                                  # held block creep down the pads (see scene.py's docstring)
-      condim=3,                   # block and finger contacts: 3 (sliding friction) or 4 (+ torsional;
-                                  # before issue 11). See scene.py's docstring for the measured cost.
-      impl="auto",                # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax"
-                                  # or "warp" (the optional [warp] extra)
-      warp_max_envs=None,         # impl="warp": the most envs in one batch (Warp's contact buffer;
-                                  # None: 1024; train.py sets it from num_envs)
-      max_position_change=0.05,   # metres per step at |action| = 1
-      max_rotation_change=0.2,    # radians per step at |action| = 1
-      max_finger_change=0.02,     # metres per step at |action| = 1
-      action_smoothing=1.0,       # EMA weight of the new action; robogym uses 0.3
-      table_portion=1.0,
-      rotation=None,              # success compares rotations "full" or modulo the cube's 24 symmetries
-                                  # ("symmetric"); None: by task (full for flip, symmetric otherwise)
-      pos_threshold=0.04,
-      rot_threshold=0.2,
-      terminate_on_success=True,
-      terminate_on_fall=True,
+    task="push",
+    num_objects=1,
+    action_bins=None,  # None: continuous [-1, 1]; 11: multi-categorical bins
+    episode_length=None,  # None: 200 steps per object (Bob's budget in the paper)
+    sim_dt=0.008,
+    n_substeps=5,  # control step = 0.04 s, as robogym
+    iterations=5,  # constraint solver iterations (Newton; 4 until 2026-11-23, then 3;
+    # 5 since 2026-11-24: impratio 3 diverges under pinches with fewer)
+    ls_iterations=4,  # solver line-search iterations (6 before 2026-11-23)
+    cone="pyramidal",  # friction cone: "pyramidal" or "elliptic"
+    impratio=3.0,  # MuJoCo's friction-to-normal impedance ratio; 1 (before 2026-11-23) let a
+    # held block creep down the pads (see scene.py's docstring)
+    condim=3,  # block and finger contacts: 3 (sliding friction) or 4 (+ torsional;
+    # before 2026-11-23). See scene.py's docstring for the measured cost.
+    impl="auto",  # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax"
+    # or "warp" (the optional [warp] extra)
+    warp_max_envs=None,  # impl="warp": the most envs in one batch (Warp's contact buffer;
+    # None: 1024; train.py sets it from num_envs)
+    max_position_change=0.05,  # metres per step at |action| = 1
+    max_rotation_change=0.2,  # radians per step at |action| = 1
+    max_finger_change=0.02,  # metres per step at |action| = 1
+    action_smoothing=1.0,  # EMA weight of the new action; robogym uses 0.3
+    table_portion=1.0,
+    rotation=None,  # success compares rotations "full" or modulo the cube's 24 symmetries
+    # ("symmetric"); None: by task (full for flip, symmetric otherwise)
+    pos_threshold=0.04,
+    rot_threshold=0.2,
+    terminate_on_success=True,
+    terminate_on_fall=True,
   )
 
 
-def make_env(**config) -> "BlocksEnv":
+def make_env(**config) -> BlocksEnv:
   return BlocksEnv(**config)
 
 
@@ -102,8 +103,14 @@ class BlocksEnv(GoalEnv):
       raise ConfigError(f"num_objects must be 2..4 for the stack task, got {n}")
     if c["action_bins"] is not None and (not isinstance(c["action_bins"], int) or c["action_bins"] < 2):
       raise ConfigError(f"action_bins must be None or an int >= 2, got {c['action_bins']!r}")
-    for key in ("sim_dt", "max_position_change", "max_rotation_change", "max_finger_change",
-                "pos_threshold", "rot_threshold"):
+    for key in (
+      "sim_dt",
+      "max_position_change",
+      "max_rotation_change",
+      "max_finger_change",
+      "pos_threshold",
+      "rot_threshold",
+    ):
       if not c[key] > 0:
         raise ConfigError(f"{key} must be > 0, got {c[key]!r}")
     if not 0 < c["action_smoothing"] <= 1:
@@ -127,23 +134,40 @@ class BlocksEnv(GoalEnv):
       raise ConfigError(f"table_portion must be in [0.1 * num_objects, 1], got {c['table_portion']}")
     nx, ny = G.grid_shape(c["table_portion"])
     if nx * ny < 2 * n + 1:
-      raise ConfigError(f"table_portion={c['table_portion']} leaves {nx * ny} placement cells; "
-                        f"{2 * n + 1} are needed for {n} objects")
+      raise ConfigError(
+        f"table_portion={c['table_portion']} leaves {nx * ny} placement cells; "
+        f"{2 * n + 1} are needed for {n} objects"
+      )
     self.config = c
     self.task = c["task"]
     self.num_objects = int(n)
     self.episode_length = int(c["episode_length"] or 200 * n)
     self.symmetric = c["rotation"] == "symmetric" if c["rotation"] else self.task != "flip"
-    mj_model = mujoco.MjModel.from_xml_string(scene_xml(
-        n, c["sim_dt"], c["iterations"], c["ls_iterations"], labelled_faces=self.task == "flip",
-        cone=c["cone"], condim=c["condim"], impratio=c["impratio"]))
+    mj_model = mujoco.MjModel.from_xml_string(
+      scene_xml(
+        n,
+        c["sim_dt"],
+        c["iterations"],
+        c["ls_iterations"],
+        labelled_faces=self.task == "flip",
+        cone=c["cone"],
+        condim=c["condim"],
+        impratio=c["impratio"],
+      )
+    )
     # Contacts read (`_gripped`): left finger - block i, then right finger - block i, for each block.
     blocks = [[mj_model.geom(f"object{i}").id] for i in range(n)]
-    pairs = ([([mj_model.geom("finger_l").id], b) for b in blocks]
-             + [([mj_model.geom("finger_r").id], b) for b in blocks])
-    super().__init__(mj_model, c["n_substeps"], impl=c["impl"], warp_max_envs=c["warp_max_envs"],
-                     c_fields=("xquat", "site_xpos", "site_xmat", "geom_xpos", "geom_xmat"),
-                     contact_pairs=pairs)
+    pairs = [([mj_model.geom("finger_l").id], b) for b in blocks] + [
+      ([mj_model.geom("finger_r").id], b) for b in blocks
+    ]
+    super().__init__(
+      mj_model,
+      c["n_substeps"],
+      impl=c["impl"],
+      warp_max_envs=c["warp_max_envs"],
+      c_fields=("xquat", "site_xpos", "site_xmat", "geom_xpos", "geom_xmat"),
+      contact_pairs=pairs,
+    )
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._obj_qpos = np.array([mj_model.joint(f"object{i}").qposadr[0] for i in range(n)])
     self._obj_qvel = np.array([mj_model.joint(f"object{i}").dofadr[0] for i in range(n)])
@@ -177,15 +201,23 @@ class BlocksEnv(GoalEnv):
     qpos = self.gripper.set_pose(qpos, grip_pos, grip_quat)
     qpos = qpos.at[np.array(self.gripper.finger_qpos)].set(finger)
     data = self.make_data().replace(
-        qpos=qpos, ctrl=jnp.full((self.mj_model.nu,), finger),
-        mocap_pos=grip_pos[None], mocap_quat=grip_quat[None])
+      qpos=qpos,
+      ctrl=jnp.full((self.mj_model.nu,), finger),
+      mocap_pos=grip_pos[None],
+      mocap_quat=grip_quat[None],
+    )
     data = self.reset_forward(data)
 
-    goal = G.pad(G.make_goal(k_goal, self.task, start, n, self.config["table_portion"])
-                 if self.task else start)
+    goal = G.pad(
+      G.make_goal(k_goal, self.task, start, n, self.config["table_portion"]) if self.task else start
+    )
     info = {
-        "wrist": jnp.zeros(2), "finger_target": finger, "prev_action": jnp.zeros(6),
-        "start": G.pad(start), "goal": goal, "diverged": jnp.zeros(()),
+      "wrist": jnp.zeros(2),
+      "finger_target": finger,
+      "prev_action": jnp.zeros(6),
+      "start": G.pad(start),
+      "goal": goal,
+      "diverged": jnp.zeros(()),
     }
     achieved = self._achieved(data)
     info["prev_achieved_goal"] = achieved
@@ -201,11 +233,13 @@ class BlocksEnv(GoalEnv):
     action, bad = self._decode_action(action)
     a = c["action_smoothing"] * action + (1 - c["action_smoothing"]) * info["prev_action"]
     data = state.pipeline_state
-    wrist = jnp.clip(info["wrist"] + a[3:5] * c["max_rotation_change"],
-                     jnp.array([-np.pi, -np.pi / 4]), jnp.array([np.pi, np.pi / 4]))
+    wrist = jnp.clip(
+      info["wrist"] + a[3:5] * c["max_rotation_change"],
+      jnp.array([-np.pi, -np.pi / 4]),
+      jnp.array([np.pi, np.pi / 4]),
+    )
     finger = jnp.clip(info["finger_target"] + a[5] * c["max_finger_change"], 0.0, gripper_lib.MAX_OPENING)
-    quat = bmath.quat_mul(G.yaw_quat(wrist[0]),
-                          bmath.quat_rot_axis(jnp.array([1.0, 0.0, 0.0]), wrist[1]))
+    quat = bmath.quat_mul(G.yaw_quat(wrist[0]), bmath.quat_rot_axis(jnp.array([1.0, 0.0, 0.0]), wrist[1]))
     tcp = self.gripper.tcp_pos(data)
     target = tcp + a[:3] * c["max_position_change"]
     # Keep the gripper's lowest point (not just the tcp: a pitched wrist puts a finger's outer edge below
@@ -218,18 +252,27 @@ class BlocksEnv(GoalEnv):
     target = jnp.clip(target, lo, hi)
     # The mocap target moves to the new pose in equal steps over the substeps, not in one jump (which
     # makes the stiff weld jerk the gripper into the blocks), as in the Fetch env.
-    data = self.physics_step(data, ctrl=jnp.full((self.mj_model.nu,), finger),
-                             mocap_pos=target[None], mocap_quat=quat[None], interpolate_mocap=True)
+    data = self.physics_step(
+      data,
+      ctrl=jnp.full((self.mj_model.nu,), finger),
+      mocap_pos=target[None],
+      mocap_quat=quat[None],
+      interpolate_mocap=True,
+    )
     diverged = self.diverged(data)
-    info = {**info, "wrist": wrist, "finger_target": finger, "prev_action": a,
-            "diverged": diverged.astype(jnp.float32)}
+    info = {
+      **info,
+      "wrist": wrist,
+      "finger_target": finger,
+      "prev_action": a,
+      "diverged": diverged.astype(jnp.float32),
+    }
 
     achieved = self._achieved(data)
     placed = self._placed(achieved, info["goal"])
     success = jnp.all(placed)
     off = self._off_table(achieved)
-    reward = (self.compute_reward(achieved, info["goal"], info) if self.is_goal_env
-              else jnp.zeros(()))
+    reward = self.compute_reward(achieved, info["goal"], info) if self.is_goal_env else jnp.zeros(())
     info["prev_achieved_goal"] = achieved
     done = jnp.zeros((), bool)
     if self.is_goal_env and c["terminate_on_success"]:
@@ -237,11 +280,16 @@ class BlocksEnv(GoalEnv):
     if c["terminate_on_fall"]:
       done = done | jnp.any(off)
     obs = jax.tree.map(lambda x: jnp.nan_to_num(x, posinf=0.0, neginf=0.0), self._obs(data, info))
-    metrics = {**state.metrics, "is_success": success.astype(jnp.float32),
-               "objects_placed": jnp.sum(placed[:self.num_objects]).astype(jnp.float32),
-               "bad_action": bad, "off_table": jnp.any(off).astype(jnp.float32)}
-    return state.replace(pipeline_state=data, obs=obs, reward=reward,
-                         done=done.astype(jnp.float32), metrics=metrics, info=info)
+    metrics = {
+      **state.metrics,
+      "is_success": success.astype(jnp.float32),
+      "objects_placed": jnp.sum(placed[: self.num_objects]).astype(jnp.float32),
+      "bad_action": bad,
+      "off_table": jnp.any(off).astype(jnp.float32),
+    }
+    return state.replace(
+      pipeline_state=data, obs=obs, reward=reward, done=done.astype(jnp.float32), metrics=metrics, info=info
+    )
 
   def _decode_action(self, action):
     action = jnp.asarray(action)
@@ -268,8 +316,9 @@ class BlocksEnv(GoalEnv):
     return jnp.all(self._placed(achieved_goal, desired_goal), -1).astype(jnp.float32)
 
   def _placed(self, achieved, desired):
-    return G.object_success(achieved, desired, self.config["pos_threshold"],
-                            self.config["rot_threshold"], self.symmetric)
+    return G.object_success(
+      achieved, desired, self.config["pos_threshold"], self.config["rot_threshold"], self.symmetric
+    )
 
   def _off_table(self, achieved):
     pos = achieved[: self.num_objects, :3]
@@ -282,7 +331,7 @@ class BlocksEnv(GoalEnv):
     poses = data.qpos[self._obj_qpos[:, None] + np.arange(7)]
     return G.pad(poses)
 
-  def _obs(self, data, info) -> Dict[str, jax.Array]:
+  def _obs(self, data, info) -> dict[str, jax.Array]:
     g = self.gripper
     n = self.num_objects
     tcp = g.tcp_pos(data)
@@ -296,10 +345,23 @@ class BlocksEnv(GoalEnv):
     objects = jnp.concatenate([poses, vels, rel, self._gripped(data, rel)[:, None]], -1)
     objects = jnp.concatenate([objects, jnp.zeros((MAX_OBJECTS - n, OBJECT_SIZE))], 0)
     mask = (jnp.arange(MAX_OBJECTS) < n).astype(jnp.float32)
-    robot = jnp.concatenate([tcp, g.tcp_vel(data), data.xquat[self.mj_model.body("gripper").id],
-                             fingers, g.finger_vel(data), info["wrist"], info["finger_target"][None]])
-    obs = {"robot": robot, "objects": objects, "object_mask": mask,
-           "observation": jnp.concatenate([robot, objects.reshape(-1)])}
+    robot = jnp.concatenate(
+      [
+        tcp,
+        g.tcp_vel(data),
+        data.xquat[self.mj_model.body("gripper").id],
+        fingers,
+        g.finger_vel(data),
+        info["wrist"],
+        info["finger_target"][None],
+      ]
+    )
+    obs = {
+      "robot": robot,
+      "objects": objects,
+      "object_mask": mask,
+      "observation": jnp.concatenate([robot, objects.reshape(-1)]),
+    }
     if self.is_goal_env:
       obs["achieved_goal"] = self._achieved(data)
       obs["desired_goal"] = info["goal"]
@@ -321,7 +383,7 @@ class BlocksEnv(GoalEnv):
     # MJX: every candidate geom pair has its slots, with dist > 0 when apart; C: the contact list.
     dist, _ = self.pair_contacts(data)
     touching = dist <= GRIP_CONTACT_DIST
-    left, right = touching[:self.num_objects], touching[self.num_objects:]
+    left, right = touching[: self.num_objects], touching[self.num_objects :]
     return (left & right).astype(jnp.float32)
 
 

@@ -6,14 +6,14 @@ object. Padded slots hold PAD = (0, 0, 0, 1, 0, 0, 0) on both sides, so they alw
 
 from __future__ import annotations
 
+from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_HALF, TABLE_POS, TABLE_Z
+
 import itertools
 
-from brax import math as bmath
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_HALF, TABLE_POS, TABLE_Z
+from brax import math as bmath
 
 # NumPy, not jnp: a module-level jnp array would start JAX's backend at import, before train.py can give
 # the CPU backend one device per core.
@@ -84,12 +84,20 @@ def pad(poses: jax.Array) -> jax.Array:
 # Rotations that turn each labelled face up, and that face's outward normal in the block's frame (the
 # body vector they map to +z). The five turns come first, the identity last, so that a block resting
 # upright draws the same goals as it did when only the turns were drawn.
-_FACE_TURNS = np.array([  # (w, x, y, z)
-    [np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0], [np.cos(np.pi / 4), -np.sin(np.pi / 4), 0, 0],
-    [np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0], [np.cos(np.pi / 4), 0, -np.sin(np.pi / 4), 0],
-    [0, 1, 0, 0], [1, 0, 0, 0]], np.float32)  # [6, 4]
-_FACE_NORMALS = np.array([[0, 1, 0], [0, -1, 0], [-1, 0, 0], [1, 0, 0], [0, 0, -1], [0, 0, 1]],
-                         np.float32)  # [6, 3]: +y, -y, -x, +x, -z, +z
+_FACE_TURNS = np.array(
+  [  # (w, x, y, z)
+    [np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0],
+    [np.cos(np.pi / 4), -np.sin(np.pi / 4), 0, 0],
+    [np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0],
+    [np.cos(np.pi / 4), 0, -np.sin(np.pi / 4), 0],
+    [0, 1, 0, 0],
+    [1, 0, 0, 0],
+  ],
+  np.float32,
+)  # [6, 4]
+_FACE_NORMALS = np.array(
+  [[0, 1, 0], [0, -1, 0], [-1, 0, 0], [1, 0, 0], [0, 0, -1], [0, 0, 1]], np.float32
+)  # [6, 3]: +y, -y, -x, +x, -z, +z
 
 
 def _up_in_body(quat: jax.Array) -> jax.Array:
@@ -167,8 +175,9 @@ def make_goal(key, task: str, start: jax.Array, num_objects: int, table_portion:
 
 def _goal_cells(key, start, n, table_portion):
   """Distinct cells, none within one cell of a start position."""
-  cand = sample_cells(key, min(grid_shape(table_portion)[0] * grid_shape(table_portion)[1], 3 * n + 8),
-                      table_portion)
+  cand = sample_cells(
+    key, min(grid_shape(table_portion)[0] * grid_shape(table_portion)[1], 3 * n + 8), table_portion
+  )
   far = jnp.all(jnp.linalg.norm(cand[:, None, :] - start[None, :, :2], axis=-1) > 0.09, axis=1)
   # Stable order: free candidates first (argsort of ~far keeps their original random order).
   idx = jnp.argsort(~far, stable=True)[:n]
@@ -193,8 +202,9 @@ def _quat_to_mat(q):
   return jnp.vectorize(bmath.quat_to_3x3, signature="(4)->(3,3)")(q)
 
 
-def object_success(achieved: jax.Array, desired: jax.Array, pos_threshold: float,
-                   rot_threshold: float, symmetric: bool) -> jax.Array:
+def object_success(
+  achieved: jax.Array, desired: jax.Array, pos_threshold: float, rot_threshold: float, symmetric: bool
+) -> jax.Array:
   """[..., MAX_OBJECTS] bool: each object within `pos_threshold` m and `rot_threshold` rad."""
   dpos = jnp.linalg.norm(achieved[..., :3] - desired[..., :3], axis=-1)
   drot = rotation_distance(achieved[..., 3:], desired[..., 3:], symmetric)

@@ -7,13 +7,12 @@ goal yaw, and lowering and releasing it (or holding it, for a goal in the air). 
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
-import numpy as np
-
 from mjx_envs.blocks import goals as G
 from mjx_envs.blocks.scene import BLOCK_HALF, TABLE_Z
 from mjx_envs.scripted import Controller
+
+import jax.numpy as jnp
+import numpy as np
 
 ABOVE, DESCEND, CLOSE, LIFT, CARRY, LOWER, RELEASE, RETREAT = range(8)
 CARRY_Z = TABLE_Z + 0.16
@@ -69,8 +68,9 @@ def scripted_controller(env) -> Controller:
     at_goal = target_pose[:3] - jnp.array([0.0, 0.0, GRASP_DEPTH - 0.004])
 
     lifted = jnp.concatenate([grasp[:2], jnp.array([CARRY_Z])])
-    targets = jnp.stack([above_block, grasp, grasp, lifted, over_goal, at_goal, at_goal,
-                         at_goal + jnp.array([0.0, 0.0, 0.1])])
+    targets = jnp.stack(
+      [above_block, grasp, grasp, lifted, over_goal, at_goal, at_goal, at_goal + jnp.array([0.0, 0.0, 0.1])]
+    )
     target = targets[phase]
     yaw_target = jnp.where(phase <= CLOSE, grasp_yaw, jnp.where(phase <= LIFT, wrist_yaw, place_yaw))
     yaw_target = jnp.where(phase >= RELEASE, wrist_yaw, yaw_target)
@@ -80,10 +80,27 @@ def scripted_controller(env) -> Controller:
 
     near = err < jnp.where(phase == CARRY, 0.01, 0.006)
     advance = jnp.select(
-        [phase == ABOVE, phase == DESCEND, phase == CLOSE, phase == LIFT, phase == CARRY,
-         phase == LOWER, phase == RELEASE, phase == RETREAT],
-        [near & (yaw_err < 0.03), near, timer >= 5, err < 0.02, near & (yaw_err < 0.03),
-         near & ~in_air, timer >= 4, err < 0.02])
+      [
+        phase == ABOVE,
+        phase == DESCEND,
+        phase == CLOSE,
+        phase == LIFT,
+        phase == CARRY,
+        phase == LOWER,
+        phase == RELEASE,
+        phase == RETREAT,
+      ],
+      [
+        near & (yaw_err < 0.03),
+        near,
+        timer >= 5,
+        err < 0.02,
+        near & (yaw_err < 0.03),
+        near & ~in_air,
+        timer >= 4,
+        err < 0.02,
+      ],
+    )
     # A block that slipped out while lifting or carrying: start again on that block.
     lost = ((phase == LIFT) | (phase == CARRY)) & (jnp.linalg.norm(block[:3] - tcp) > 0.04)
     next_phase = jnp.where(advance, (phase + 1) % 8, phase)
@@ -100,7 +117,10 @@ def scripted_controller(env) -> Controller:
     action = jnp.where(done, jnp.array([0.0, 0.0, 0.5, 0.0, 0.0, 1.0]), action)
     if c["action_bins"] is not None:
       action = jnp.round((action + 1.0) / 2.0 * (c["action_bins"] - 1))
-    return action, {"phase": next_phase.astype(jnp.int32), "obj": obj.astype(jnp.int32),
-                    "timer": timer.astype(jnp.int32)}
+    return action, {
+      "phase": next_phase.astype(jnp.int32),
+      "obj": obj.astype(jnp.int32),
+      "timer": timer.astype(jnp.int32),
+    }
 
   return Controller(init, act)

@@ -18,53 +18,72 @@ small state machine (array selects only, no Python control flow) runs the game:
   4. Up to `max_goals` (5) goals per game; then the game is over (`done` = 1, later steps idle).
   5. A physics step that diverges (NaN, or the solver blew up; `metrics["diverged"]` = 1) ends the game
      as a truncation: `done` = 1, but no turn ends, no goal is finished and no reward is paid on that
-     step, so a learner bootstraps from it instead of taking it as an outcome (issue 13).
+     step, so a learner bootstraps from it instead of taking it as an outcome.
 
 Rewards (Table 1) arrive in `info`:
   bob_reward    on Bob's steps: the block world's +1/-1 per object and +5 on success.
   goal_finished / goal_failed  1 on the step a goal's outcome is known / and Bob lost it.
   alice_reward  1 + (5 if Bob failed or was skipped) + (-3 if out of zone), on the step the outcome is
                 known (Bob's last step, or Alice's own last step when Bob is skipped); 0 for an invalid
-                goal. A learner credits it to the last step of Alice's turn (`agents.selfplay`).
+                goal. A learner credits it to the last step of Alice's turn (`agents.selfplay.asp`).
 Observations: {"alice": block-world obs of Alice's copy, whose achieved_goal/desired_goal a learner
 strips (Alice sees no goal; the achieved goal is kept for ABC relabelling), "bob": Bob's copy with the
 current goal}; with `steps_left_obs` (default) each also has "steps_left", the fraction of the agent's
-turn still to come (agents.normalize.features appends it to the robot inputs).
+turn still to come (agents.common.normalize.features appends it to the robot inputs).
 `info["phase"]` says who acts next: 0 Alice, 1 Bob, 2 game over.
 """
 
 from __future__ import annotations
-
-from typing import Any, Dict
-
-import jax
-import jax.numpy as jnp
-import numpy as np
 
 from mjx_envs.blocks import env as block_env
 from mjx_envs.blocks import goals as G
 from mjx_envs.blocks.scene import TABLE_Z
 from mjx_envs.core import ConfigError, Env, State
 
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
 ALICE, BOB, OVER = 0, 1, 2
 PLACEMENT_HEIGHT = 0.26
 # The info keys that describe what happened on a step (rather than the game's running state): a learner
 # reads them on every step, the game's last included (`wrappers.AutoReset(final_info=EVENTS)`).
-EVENTS = ("acted", "alice_reward", "bob_reward", "alice_turn_end", "bob_turn_end", "goal_valid",
-          "goal_invalid", "out_of_zone", "bob_success", "goal_index", "goal_distance", "goal_finished",
-          "goal_failed", "goal")
+EVENTS = (
+  "acted",
+  "alice_reward",
+  "bob_reward",
+  "alice_turn_end",
+  "bob_turn_end",
+  "goal_valid",
+  "goal_invalid",
+  "out_of_zone",
+  "bob_success",
+  "goal_index",
+  "goal_distance",
+  "goal_finished",
+  "goal_failed",
+  "goal",
+)
 OUT_OF_ZONE_PENALTY = -3.0
 
 
-def default_config() -> Dict[str, Any]:
+def default_config() -> dict[str, Any]:
   c = block_env.default_config()
   for k in ("task", "episode_length", "terminate_on_success", "terminate_on_fall"):
     del c[k]
   # Full rotations, as robogym's self-play training compares them: a block Alice turned in place (90
   # degrees, or another face up) is a goal, and Bob learns to flip. "symmetric" compares modulo the
-  # cube's 24 symmetries (the push holdout's rule; this game's rule before issue 13).
-  c.update(action_bins=11, alice_steps=100, bob_steps_per_object=200, max_goals=5, rotation="full",
-           steps_left_obs=True)
+  # cube's 24 symmetries (the push holdout's rule; this game's rule before 2026-11-23).
+  c.update(
+    action_bins=11,
+    alice_steps=100,
+    bob_steps_per_object=200,
+    max_goals=5,
+    rotation="full",
+    steps_left_obs=True,
+  )
   return c
 
 
@@ -79,8 +98,9 @@ class BlocksSelfPlay(Env):
     if not isinstance(c["steps_left_obs"], bool):
       raise ConfigError(f"steps_left_obs must be True or False, got {c['steps_left_obs']!r}")
     world_cfg = {k: v for k, v in c.items() if k in block_env.default_config()}
-    self.world = block_env.BlocksEnv(**{**world_cfg, "task": "push", "terminate_on_success": False,
-                                        "terminate_on_fall": False})
+    self.world = block_env.BlocksEnv(
+      **{**world_cfg, "task": "push", "terminate_on_success": False, "terminate_on_fall": False}
+    )
     self.config = c
     self.num_objects = self.world.num_objects
     self.bob_steps = int(c["bob_steps_per_object"]) * self.num_objects
@@ -114,8 +134,10 @@ class BlocksSelfPlay(Env):
 
   def _obs(self, alice: State, bob: State, phase: jax.Array, t: jax.Array):
     w = self.world
-    obs = {"alice": w._obs(alice.pipeline_state, alice.info),  # pylint: disable=protected-access
-           "bob": w._obs(bob.pipeline_state, bob.info)}  # pylint: disable=protected-access
+    obs = {
+      "alice": w._obs(alice.pipeline_state, alice.info),  # pylint: disable=protected-access
+      "bob": w._obs(bob.pipeline_state, bob.info),
+    }  # pylint: disable=protected-access
     if self.config["steps_left_obs"]:
       # The fraction of the acting agent's turn still to come (1.0 off its turn): Alice is paid for where
       # the blocks are when her turn ends, Bob for solving within his budget.
@@ -131,12 +153,27 @@ class BlocksSelfPlay(Env):
     alice = alice.replace(info={**alice.info, "goal": start})
     bob = alice
     zero, izero = jnp.zeros(()), jnp.zeros((), jnp.int32)
-    info = {"phase": izero, "t": izero, "goals": izero, "bob_failed": jnp.zeros((), bool),
-            "turn_start": start, "goal": start, "out_of_zone": jnp.zeros((), bool),
-            "alice_reward": zero, "bob_reward": zero, "acted": izero - 1,
-            "alice_turn_end": zero, "bob_turn_end": zero, "goal_valid": zero, "goal_invalid": zero,
-            "bob_success": zero, "goal_index": izero, "goal_distance": zero, "goal_finished": zero,
-            "goal_failed": zero}
+    info = {
+      "phase": izero,
+      "t": izero,
+      "goals": izero,
+      "bob_failed": jnp.zeros((), bool),
+      "turn_start": start,
+      "goal": start,
+      "out_of_zone": jnp.zeros((), bool),
+      "alice_reward": zero,
+      "bob_reward": zero,
+      "acted": izero - 1,
+      "alice_turn_end": zero,
+      "bob_turn_end": zero,
+      "goal_valid": zero,
+      "goal_invalid": zero,
+      "bob_success": zero,
+      "goal_index": izero,
+      "goal_distance": zero,
+      "goal_finished": zero,
+      "goal_failed": zero,
+    }
     metrics = {"bad_action": zero, "diverged": zero}
     return State({"alice": alice, "bob": bob}, self._obs(alice, bob, izero, izero), zero, zero, metrics, info)
 
@@ -153,7 +190,7 @@ class BlocksSelfPlay(Env):
     diverged = (phase != OVER) & (stepped.info["diverged"] > 0)
 
     # A diverged physics step ends the game as a truncation, not an outcome: no turn ends, no goal is
-    # finished, no reward is paid (the learner bootstraps: agents.selfplay).
+    # finished, no reward is paid (the learner bootstraps: agents.selfplay.asp).
     ok = ~diverged
     # Alice's turn ends: validate her goal.
     a_end = is_a & (t >= c["alice_steps"]) & ok
@@ -177,29 +214,49 @@ class BlocksSelfPlay(Env):
     over = (phase == OVER) | invalid | diverged | (finished & (goals >= self.max_goals))
     next_phase = jnp.where(over, OVER, jnp.where(to_bob, BOB, jnp.where(finished, ALICE, phase)))
     # Bob starts his turn with the new goal and a fresh "placed" baseline for the +1/-1 reward.
-    bob_info = {**bob.info, "goal": jnp.where(to_bob, goal, bob.info["goal"]),
-                "prev_achieved_goal": jnp.where(to_bob, self.achieved(bob), bob.info["prev_achieved_goal"])}
+    bob_info = {
+      **bob.info,
+      "goal": jnp.where(to_bob, goal, bob.info["goal"]),
+      "prev_achieved_goal": jnp.where(to_bob, self.achieved(bob), bob.info["prev_achieved_goal"]),
+    }
     bob = bob.replace(info=bob_info)
     new_turn = to_bob | finished
     info = {
-        "phase": next_phase, "t": jnp.where(new_turn, 0, t), "goals": goals,
-        "bob_failed": i["bob_failed"] | bob_lost,
-        "turn_start": jnp.where(finished, goal_now, i["turn_start"]), "goal": goal, "out_of_zone": goal_ooz,
-        "alice_reward": alice_reward, "bob_reward": jnp.where(is_b & ok, stepped.reward, 0.0),
-        "acted": jnp.where(phase == OVER, -1, phase),
-        "alice_turn_end": a_end.astype(jnp.float32), "bob_turn_end": b_end.astype(jnp.float32),
-        "goal_valid": (a_end & valid).astype(jnp.float32), "goal_invalid": invalid.astype(jnp.float32),
-        "bob_success": b_success.astype(jnp.float32) * b_end, "goal_index": i["goals"],
-        "goal_finished": finished.astype(jnp.float32), "goal_failed": bob_lost.astype(jnp.float32),
-        "goal_distance": jnp.where(a_end, jnp.max(jnp.linalg.norm(
-            (goal_now - i["turn_start"])[: self.num_objects, :3], axis=-1)), 0.0),
+      "phase": next_phase,
+      "t": jnp.where(new_turn, 0, t),
+      "goals": goals,
+      "bob_failed": i["bob_failed"] | bob_lost,
+      "turn_start": jnp.where(finished, goal_now, i["turn_start"]),
+      "goal": goal,
+      "out_of_zone": goal_ooz,
+      "alice_reward": alice_reward,
+      "bob_reward": jnp.where(is_b & ok, stepped.reward, 0.0),
+      "acted": jnp.where(phase == OVER, -1, phase),
+      "alice_turn_end": a_end.astype(jnp.float32),
+      "bob_turn_end": b_end.astype(jnp.float32),
+      "goal_valid": (a_end & valid).astype(jnp.float32),
+      "goal_invalid": invalid.astype(jnp.float32),
+      "bob_success": b_success.astype(jnp.float32) * b_end,
+      "goal_index": i["goals"],
+      "goal_finished": finished.astype(jnp.float32),
+      "goal_failed": bob_lost.astype(jnp.float32),
+      "goal_distance": jnp.where(
+        a_end, jnp.max(jnp.linalg.norm((goal_now - i["turn_start"])[: self.num_objects, :3], axis=-1)), 0.0
+      ),
     }
-    metrics = {"bad_action": jnp.where(phase == OVER, 0.0, stepped.metrics["bad_action"]),
-               "diverged": diverged.astype(jnp.float32)}
+    metrics = {
+      "bad_action": jnp.where(phase == OVER, 0.0, stepped.metrics["bad_action"]),
+      "diverged": diverged.astype(jnp.float32),
+    }
     done = jnp.where(over, 1.0, 0.0)
-    return state.replace(pipeline_state={"alice": alice, "bob": bob},
-                         obs=self._obs(alice, bob, info["phase"], info["t"]),
-                         reward=jnp.zeros(()), done=done, metrics=metrics, info=info)
+    return state.replace(
+      pipeline_state={"alice": alice, "bob": bob},
+      obs=self._obs(alice, bob, info["phase"], info["t"]),
+      reward=jnp.zeros(()),
+      done=done,
+      metrics=metrics,
+      info=info,
+    )
 
 
 def make_env(**config) -> BlocksSelfPlay:

@@ -5,12 +5,11 @@ the reference; `mjx_envs/fetch/scripted.py` for the scripted experts.
     env = mjx_envs.make("FetchPush", reward_type="dense")
 """
 
-import functools
-
 from mjx_envs import registry
-
 from mjx_envs.fetch.env import TASKS, FetchEnv, default_config
 from mjx_envs.fetch.scripted import scripted_controller
+
+import functools
 
 
 def _factory(task, **config):

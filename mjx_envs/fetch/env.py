@@ -5,12 +5,12 @@ same world coordinates (table top z ~= 0.4, initial gripper positions, goal and 
 25-D (Reach: 10-D) observation layout, the same sparse/dense reward and success test, 50-step episodes at
 25 Hz, 4-D actions in [-1, 1] whose first three entries move the gripper by up to 0.05 m per step.
 
-Scene (issue 12: the reference's physics): Fetch's gripper (`gripper_xml`: the reference's finger boxes,
-masses, joint damping/armature, friction and kp-30000 finger servos) welded to a mocap target as in the
-reference; the reference's table, a box the object rests on and can fall from onto the floor; one free
-2 kg object (a 5 cm cube; Slide: a flat square puck) with the reference's frictions (1; Slide 0.1); a
-visual-only `target` site marks the desired goal. The 7-DoF arm is replaced by its reach: the mocap target
-is projected into the set the reference's gripper reaches (SHOULDER). Collision geoms are primitives only.
+Scene (the reference's physics, since 2026-11-24): Fetch's gripper (`gripper_xml`: the reference's finger
+boxes, masses, joint damping/armature, friction and kp-30000 finger servos) welded to a mocap target as in the
+reference; the reference's table, a box the object rests on and can fall from onto the floor; one free 2 kg
+object (a 5 cm cube; Slide: a flat square puck) with the reference's frictions (1; Slide 0.1); a visual-only
+`target` site marks the desired goal. The 7-DoF arm is replaced by its reach: the mocap target is projected
+into the set the reference's gripper reaches (SHOULDER). Collision geoms are primitives only.
 
 Observation (`obs['observation']`, float32), index ranges as in the reference:
   [0:3] grip_pos        tcp (fingertip centre) position
@@ -43,10 +43,10 @@ Deliberate differences that remain, each with its measured effect:
   its arm stretches); the weld's solref is 0.016 (2 x sim_dt; the reference: 0.02 at its 0.002 s step),
   which gives that speed at our step. Within a control step the mocap moves linearly from its previous
   target to the new one (a target that jumps once per step makes the weld jerk the gripper into objects).
-- Physics step: 0.008 s x 5 for every task (the reference: 0.002 s x 20; before issue 12 Push/Slide used
+- Physics step: 0.008 s x 5 for every task (the reference: 0.002 s x 20; before 2026-11-24 Push/Slide used
   0.004 s x 10), elliptic cones (the reference: pyramidal; with pyramidal cones MJX's box-box contacts
   made small objects jump and spin), Newton with 10 iterations and 10 line-search iterations (the
-  reference: 100 / 50). With 4 / 8 (the setting before issue 12, 1.38x faster) the solver left contacts
+  reference: 100 / 50). With 4 / 8 (the setting before 2026-11-24, 1.38x faster) the solver left contacts
   with the 2 kg block unconverged: 1 of 32 replayed reference pushes launched the block off the table
   (none in the reference), and the scripted Push expert fell to 0.81 (0.91 at 10 / 10).
 - The gripper meets the table as a plane at the table top (cheap plane-box contacts); the object meets the
@@ -75,17 +75,18 @@ Deliberate differences that remain, each with its measured effect:
   (d < thr is false): reward -1 is NOT always 1 - is_success.
 - The episode never terminates (`done` stays 0); the time limit is the wrappers' job (`episode_length`).
 
-Before issue 12 the tasks were "Fetch-like": 0.2 kg objects, halved frictions, an absolute finger
+Before 2026-11-24 the tasks were "Fetch-like": 0.2 kg objects, halved frictions, an absolute finger
 opening, an infinite table, a workspace box (for Slide, ending before the goal region) and 0.004 s x 10
-physics for Push/Slide. Figures measured on that model (issue 11's below, the learners' before issue 12
-in BENCHMARKS.md) do not carry over.
+physics for Push/Slide. Figures measured on that model (the physics-cost ones below, the learners' from
+before 2026-11-24 in BENCHMARKS.md) do not carry over.
 
-Physics cost (issue 11; BENCHMARKS.md "Physics cost"). Every physics setting is a config key: `sim_dt`,
-`n_substeps`, `iterations`, `ls_iterations`, `cone`, `condim` (3 or 4 for object and fingers; None: the
-reference's object 3, fingers 4) and `impl` ("jax" or "warp", the optional [warp] extra). Since issue 11
-the object's condim is 3 as in gymnasium-robotics (it was 4; the Slide puck already 3); nothing else
-changed. Measured side by side on the quiet 2-core CPU (batch 64, 20 steps, 3 alternating rounds) and
-guarded by the scripted experts (100 episodes; defaults: Push 1.00, PickAndPlace 1.00, Slide 0.81):
+Physics cost (2026-11-23; BENCHMARKS.md, "Physics settings of the block world and Fetch (quiet machine,
+2026-11-23)"). Every physics setting is a config key: `sim_dt`, `n_substeps`, `iterations`, `ls_iterations`,
+`cone`, `condim` (3 or 4 for object and fingers; None: the reference's object 3, fingers 4) and `impl` ("jax"
+or "warp", the optional [warp] extra). Since 2026-11-23 the object's condim is 3 as in gymnasium-robotics (it
+was 4; the Slide puck already 3); nothing else changed. Measured side by side on the quiet 2-core CPU (batch
+64, 20 steps, 3 alternating rounds) and guarded by the scripted experts (100 episodes; defaults: Push 1.00,
+PickAndPlace 1.00, Slide 0.81):
 - object condim 3 (the new default): FetchPush 0.98x, FetchPickAndPlace 1.16x; scripted 0.98, 1.00, 0.81.
 - `condim=3` (fingers too): FetchPush 1.21-1.34x (constraint rows 104 -> 80); scripted 0.99, 1.00, 0.80.
   Opt-in: faster and within the bars, but the reference's finger contacts have torsional friction.
@@ -97,8 +98,12 @@ guarded by the scripted experts (100 episodes; defaults: Push 1.00, PickAndPlace
 
 from __future__ import annotations
 
+from mjx_envs import gripper as gripper_lib
+from mjx_envs.core import ConfigError, GoalEnv, State, camera_xml, check_impl, sanitize_action
+
 import math
-from typing import Any, Dict, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -106,36 +111,37 @@ import mujoco
 import numpy as np
 from mujoco import mjx
 
-from mjx_envs import gripper as gripper_lib
-from mjx_envs.core import ConfigError, GoalEnv, State, camera_xml, check_impl, sanitize_action
-
 TASKS = ("FetchReach", "FetchPush", "FetchSlide", "FetchPickAndPlace")
 
 # World coordinates from gymnasium-robotics 1.4.2 (tests/fixtures/fetch_reference.json).
 INITIAL_GRIPPER_XPOS = {
-    "FetchReach": (1.3418350177837588, 0.7491010367989072, 0.53472395086728),
-    "FetchPush": (1.345540633869369, 0.7490243373018491, 0.41361670534668077),
-    "FetchSlide": (0.992730444835332, 0.7490407777197047, 0.41266143973446284),
-    "FetchPickAndPlace": (1.3419350171129487, 0.7491010522931141, 0.5347239580725716),
+  "FetchReach": (1.3418350177837588, 0.7491010367989072, 0.53472395086728),
+  "FetchPush": (1.345540633869369, 0.7490243373018491, 0.41361670534668077),
+  "FetchSlide": (0.992730444835332, 0.7490407777197047, 0.41266143973446284),
+  "FetchPickAndPlace": (1.3419350171129487, 0.7491010522931141, 0.5347239580725716),
 }
 HEIGHT_OFFSET = {  # resting object centre z (the reference's `height_offset`)
-    "FetchReach": None,
-    "FetchPush": 0.4246997490299934,
-    "FetchSlide": 0.4135363283543867,
-    "FetchPickAndPlace": 0.4246997490299934,
+  "FetchReach": None,
+  "FetchPush": 0.4246997490299934,
+  "FetchSlide": 0.4135363283543867,
+  "FetchPickAndPlace": 0.4246997490299934,
 }
 OBJECT_HALF = {  # collision box half-sizes
-    "FetchPush": (0.025, 0.025, 0.025),
-    "FetchSlide": (0.025, 0.025, 0.02),
-    "FetchPickAndPlace": (0.025, 0.025, 0.025),
+  "FetchPush": (0.025, 0.025, 0.025),
+  "FetchSlide": (0.025, 0.025, 0.02),
+  "FetchPickAndPlace": (0.025, 0.025, 0.025),
 }
-TARGET_OFFSET = {"FetchReach": (0.0, 0.0, 0.0), "FetchPush": (0.0, 0.0, 0.0),
-                 "FetchSlide": (0.4, 0.0, 0.0), "FetchPickAndPlace": (0.0, 0.0, 0.0)}
+TARGET_OFFSET = {
+  "FetchReach": (0.0, 0.0, 0.0),
+  "FetchPush": (0.0, 0.0, 0.0),
+  "FetchSlide": (0.4, 0.0, 0.0),
+  "FetchPickAndPlace": (0.0, 0.0, 0.0),
+}
 TABLE = {  # visual table box: centre xy and half extents xy (the reference's table0)
-    "FetchReach": ((1.3, 0.75), (0.25, 0.35)),
-    "FetchPush": ((1.3, 0.75), (0.25, 0.35)),
-    "FetchSlide": ((1.32441906, 0.75018422), (0.625, 0.45)),
-    "FetchPickAndPlace": ((1.3, 0.75), (0.25, 0.35)),
+  "FetchReach": ((1.3, 0.75), (0.25, 0.35)),
+  "FetchPush": ((1.3, 0.75), (0.25, 0.35)),
+  "FetchSlide": ((1.32441906, 0.75018422), (0.625, 0.45)),
+  "FetchPickAndPlace": ((1.3, 0.75), (0.25, 0.35)),
 }
 TABLE_TOP_Z = 0.4  # the reference's tables: boxes of half-height 0.2 centred at z = 0.2
 # The object's collision box sits this far above its body origin, so that it rests on the table with its
@@ -143,19 +149,19 @@ TABLE_TOP_Z = 0.4  # the reference's tables: boxes of half-height 0.2 centred at
 # its table; Push/PickAndPlace: 0.3 mm).
 OBJECT_GEOM_DZ = {t: TABLE_TOP_Z + OBJECT_HALF[t][2] - HEIGHT_OFFSET[t] for t in OBJECT_HALF}
 # Physical parameters of gymnasium-robotics 1.4.2's model (tests/fixtures/fetch_dynamics_reference.json).
-FRICTION = 1.0          # Push/PickAndPlace: object and table sliding friction (MuJoCo's default)
-SLIDE_FRICTION = 0.1    # Slide: puck and table sliding friction
-OBJECT_MASS = 2.0       # kg, object and puck
-FINGER_HALF = (0.0135, 0.007, 0.0385)   # finger box half sizes: x (depth), y (thickness), z (length)
-FINGER_GAP = 0.0009     # inner finger face to the centre line with the finger joint at 0
+FRICTION = 1.0  # Push/PickAndPlace: object and table sliding friction (MuJoCo's default)
+SLIDE_FRICTION = 0.1  # Slide: puck and table sliding friction
+OBJECT_MASS = 2.0  # kg, object and puck
+FINGER_HALF = (0.0135, 0.007, 0.0385)  # finger box half sizes: x (depth), y (thickness), z (length)
+FINGER_GAP = 0.0009  # inner finger face to the centre line with the finger joint at 0
 TIP_BELOW_TCP = 0.0185  # fingertips below the tcp (the reference's grip site is 0.02 from the link
-                        # origin along the fingers, whose tips reach 0.0385)
+# origin along the fingers, whose tips reach 0.0385)
 PALM_HALF = (0.02, 0.05, 0.012)
 FINGER_MASS = 4.0
 FINGER_DAMPING = 1000.0  # finger slide joints: damping (N s/m) and armature (kg)
 FINGER_ARMATURE = 100.0
 FINGER_FRICTION = (1.0, 0.05, 0.01)
-FINGER_KP = 30000.0      # position servos; ctrl = finger position + a[3], clipped to [0, FINGER_CTRL_MAX]
+FINGER_KP = 30000.0  # position servos; ctrl = finger position + a[3], clipped to [0, FINGER_CTRL_MAX]
 FINGER_CTRL_MAX = 0.2
 GRIPPER_MASS = 1.5175
 WELD_SOLREF = (0.016, 1.0)  # the reference: 0.02; 0.016 (2 x sim_dt) matches its gripper speed
@@ -163,12 +169,12 @@ WELD_SOLIMP = (0.9, 0.95, 0.001)
 # Contact bits (contype/conaffinity): the object meets the table box, the floor and the gripper; the
 # gripper meets the object and a plane at the table top.
 CONTACT_BITS = {"world": 1, "gripper": 2, "object": 4, "table_top": 8}
-TABLE_PRESS = 0.005    # the tcp target may go this far below fingertips-on-the-table (the
-                       # reference's Push/Slide start pressed ~5 mm into it)
-MAX_POS_CHANGE = 0.05   # metres per unit action per control step
+TABLE_PRESS = 0.005  # the tcp target may go this far below fingertips-on-the-table (the
+# reference's Push/Slide start pressed ~5 mm into it)
+MAX_POS_CHANGE = 0.05  # metres per unit action per control step
 MIN_OBJECT_GRIPPER_DIST = 0.1
 _N_CANDIDATES = 64
-AIR_MAX = 0.45          # PickAndPlace: goal z += U(0, AIR_MAX) with probability air_prob
+AIR_MAX = 0.45  # PickAndPlace: goal z += U(0, AIR_MAX) with probability air_prob
 
 # The arm's reach (measured on gymnasium-robotics 1.4.2: constant actions in the 26 directions of
 # {-1, 0, 1}^3 for 40 steps from the seed-0 start; tests/fixtures/fetch_dynamics_reference.*). The tcp stops
@@ -176,44 +182,48 @@ AIR_MAX = 0.45          # PickAndPlace: goal z += U(0, AIR_MAX) with probability
 # 4 cm ahead of and 3 cm above the shoulder pan joint, and moving back it stops ~0.09 m behind the
 # shoulder (the robot's body). The mocap target is projected into that set; z is also bounded by the
 # table top (see TABLE_PRESS).
-SHOULDER = {"FetchReach": (0.725, 0.744, 0.736), "FetchPush": (0.725, 0.744, 0.736),
-            "FetchPickAndPlace": (0.725, 0.744, 0.736), "FetchSlide": (0.37, 0.744, 0.736)}
-REACH_CENTRE = (0.04, 0.0, 0.03)   # relative to the shoulder
+SHOULDER = {
+  "FetchReach": (0.725, 0.744, 0.736),
+  "FetchPush": (0.725, 0.744, 0.736),
+  "FetchPickAndPlace": (0.725, 0.744, 0.736),
+  "FetchSlide": (0.37, 0.744, 0.736),
+}
+REACH_CENTRE = (0.04, 0.0, 0.03)  # relative to the shoulder
 REACH_RADIUS = 1.05
-REACH_BACK = 0.09                  # the tcp stays at x >= shoulder x - REACH_BACK
+REACH_BACK = 0.09  # the tcp stays at x >= shoulder x - REACH_BACK
 
 
-def default_config(task: str) -> Dict[str, Any]:
+def default_config(task: str) -> dict[str, Any]:
   """Every config key of `task` and its default."""
   cfg = {
-      "reward_type": "sparse",        # 'sparse' (-(d > threshold)) or 'dense' (-d)
-      "distance_threshold": 0.05,     # metres
-      "episode_length": 50,           # control steps (read by the wrappers)
-      # MuJoCo timestep (s) and physics steps per control step (dt = sim_dt * n_substeps = 0.04 s).
-      # Push and Slide need the finer step: at 0.008 s a pushed cube now and then flips over (a bad
-      # box-box contact), and striking the puck precisely depends on clean contact dynamics.
-      "sim_dt": 0.008,
-      "n_substeps": 5,
-      "iterations": 10,               # constraint solver iterations (issue 12: 4 -> 10, see the docstring)
-      "ls_iterations": 10,            # solver line-search iterations
-      "cone": "elliptic",             # friction cone: "elliptic" or "pyramidal" (see the module docstring)
-      # Contact dimensionality of the object and the fingers: 3 (sliding friction) or 4 (+ torsional).
-      # None: as gymnasium-robotics, object 3 and fingers 4 (a contact takes the larger: finger-object 4,
-      # object-table 3). Before issue 11 the object was 4 too (the Slide puck 3).
-      "condim": None,
-      # What the object rests on: "box", the reference's finite table (the object can fall off), or
-      # "plane", an infinite table top (cheaper contacts; the object never falls).
-      "table": "box",
-      "impl": "auto",                 # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c",
-                                      # "jax" or "warp" (the optional [warp] extra)
-      "warp_max_envs": None,          # impl="warp": the most envs in one batch (Warp's contact buffer;
-                                      # None: 1024; train.py sets it from num_envs)
-      "target_range": 0.3 if task == "FetchSlide" else 0.15,
+    "reward_type": "sparse",  # 'sparse' (-(d > threshold)) or 'dense' (-d)
+    "distance_threshold": 0.05,  # metres
+    "episode_length": 50,  # control steps (read by the wrappers)
+    # MuJoCo timestep (s) and physics steps per control step (dt = sim_dt * n_substeps = 0.04 s).
+    # Push and Slide need the finer step: at 0.008 s a pushed cube now and then flips over (a bad
+    # box-box contact), and striking the puck precisely depends on clean contact dynamics.
+    "sim_dt": 0.008,
+    "n_substeps": 5,
+    "iterations": 10,  # constraint solver iterations (4 -> 10 on 2026-11-24, see the docstring)
+    "ls_iterations": 10,  # solver line-search iterations
+    "cone": "elliptic",  # friction cone: "elliptic" or "pyramidal" (see the module docstring)
+    # Contact dimensionality of the object and the fingers: 3 (sliding friction) or 4 (+ torsional).
+    # None: as gymnasium-robotics, object 3 and fingers 4 (a contact takes the larger: finger-object 4,
+    # object-table 3). Before 2026-11-23 the object was 4 too (the Slide puck 3).
+    "condim": None,
+    # What the object rests on: "box", the reference's finite table (the object can fall off), or
+    # "plane", an infinite table top (cheaper contacts; the object never falls).
+    "table": "box",
+    "impl": "auto",  # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c",
+    # "jax" or "warp" (the optional [warp] extra)
+    "warp_max_envs": None,  # impl="warp": the most envs in one batch (Warp's contact buffer;
+    # None: 1024; train.py sets it from num_envs)
+    "target_range": 0.3 if task == "FetchSlide" else 0.15,
   }
   if task != "FetchReach":
     cfg["obj_range"] = 0.1 if task == "FetchSlide" else 0.15
   if task == "FetchPickAndPlace":
-    cfg["air_prob"] = 0.5             # probability that the goal is lifted by U(0, 0.45)
+    cfg["air_prob"] = 0.5  # probability that the goal is lifted by U(0, 0.45)
   return cfg
 
 
@@ -236,8 +246,7 @@ def _float_in(task, cfg, key, low, high, low_open=False):
 def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
   """Raises ConfigError naming the key for an invalid value."""
   if cfg["reward_type"] not in ("sparse", "dense"):
-    raise ConfigError(f"{task}: config 'reward_type' must be 'sparse' or 'dense', "
-                      f"got {cfg['reward_type']!r}")
+    raise ConfigError(f"{task}: config 'reward_type' must be 'sparse' or 'dense', got {cfg['reward_type']!r}")
   _float_in(task, cfg, "distance_threshold", 0.0, 10.0, low_open=True)
   _int_ge(task, cfg, "episode_length", 1)
   _float_in(task, cfg, "sim_dt", 0.0, 0.04, low_open=True)
@@ -261,9 +270,11 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
     _float_in(task, cfg, "obj_range", 0.0, 1.0)
     # Some xy in the square must be >= 0.1 m from its centre.
     if float(cfg["obj_range"]) * math.sqrt(2.0) <= MIN_OBJECT_GRIPPER_DIST * 1.01:
-      raise ConfigError(f"{task}: config 'obj_range' must exceed {MIN_OBJECT_GRIPPER_DIST / math.sqrt(2):.4f} "
-                        f"(objects start >= {MIN_OBJECT_GRIPPER_DIST} m from the gripper), "
-                        f"got {cfg['obj_range']!r}")
+      raise ConfigError(
+        f"{task}: config 'obj_range' must exceed {MIN_OBJECT_GRIPPER_DIST / math.sqrt(2):.4f} "
+        f"(objects start >= {MIN_OBJECT_GRIPPER_DIST} m from the gripper), "
+        f"got {cfg['obj_range']!r}"
+      )
   if "air_prob" in cfg:
     _float_in(task, cfg, "air_prob", 0.0, 1.0)
 
@@ -280,14 +291,18 @@ def gripper_xml(pos, condim: int = 4) -> str:
   fx, fy, fz = FINGER_HALF
   px, py, pz = PALM_HALF
   x, y, z = pos
-  fc = fz - TIP_BELOW_TCP              # finger centre height above the tcp
+  fc = fz - TIP_BELOW_TCP  # finger centre height above the tcp
   palm_z = fc + fz + pz
   fr = f'friction="{FINGER_FRICTION[0]} {FINGER_FRICTION[1]} {FINGER_FRICTION[2]}"'
-  joint = (f'type="slide" range="0 {gripper_lib.MAX_OPENING}" damping="{FINGER_DAMPING}" '
-           f'armature="{FINGER_ARMATURE}" solreflimit="0.01 1" solimplimit="0.99 0.999 0.01"')
+  joint = (
+    f'type="slide" range="0 {gripper_lib.MAX_OPENING}" damping="{FINGER_DAMPING}" '
+    f'armature="{FINGER_ARMATURE}" solreflimit="0.01 1" solimplimit="0.99 0.999 0.01"'
+  )
   b = CONTACT_BITS
-  finger_geom = (f'type="box" size="{fx} {fy} {fz}" mass="{FINGER_MASS}" {fr} rgba="0.2 0.2 0.2 1" '
-                 f'contype="{b["gripper"]}" conaffinity="{b["object"] | b["table_top"]}" condim="{condim}"')
+  finger_geom = (
+    f'type="box" size="{fx} {fy} {fz}" mass="{FINGER_MASS}" {fr} rgba="0.2 0.2 0.2 1" '
+    f'contype="{b["gripper"]}" conaffinity="{b["object"] | b["table_top"]}" condim="{condim}"'
+  )
   return f"""
     <body name="mocap" mocap="true" pos="{x} {y} {z}"/>
     <body name="gripper" pos="{x} {y} {z}" gravcomp="1">
@@ -307,8 +322,15 @@ def gripper_xml(pos, condim: int = 4) -> str:
     </body>"""
 
 
-def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, cone: str = "elliptic",
-              condim=None, table: str = "box") -> str:
+def build_xml(
+  task: str,
+  sim_dt: float,
+  iterations: int,
+  ls_iterations: int,
+  cone: str = "elliptic",
+  condim=None,
+  table: str = "box",
+) -> str:
   """The MJCF of `task`; `cone`, `condim` and `table` as the config keys of the same names."""
   has_object = task != "FetchReach"
   gx, gy, gz = INITIAL_GRIPPER_XPOS[task]
@@ -318,8 +340,9 @@ def build_xml(task: str, sim_dt: float, iterations: int, ls_iterations: int, con
   table_z = TABLE_TOP_Z
   # The default camera of `mjx_envs.render`: the table and goal region, from the far side.
   k = 1.25 if slide else 0.9
-  camera = camera_xml("overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k),
-                      (tx, ty, table_z + 0.15))
+  camera = camera_xml(
+    "overview", (tx + 0.8 * k, ty - 0.5 * k, table_z + 0.2 + 0.6 * k), (tx, ty, table_z + 0.15)
+  )
   b = CONTACT_BITS
   # table="plane": the object meets the (infinite) table-top plane instead of the box.
   obj_aff = b["gripper"] | (b["world"] if table == "box" else b["table_top"])
@@ -381,8 +404,9 @@ def mat2euler(mat: jax.Array) -> jax.Array:
   eps4 = np.finfo(np.float32).eps * 4.0
   cy = jnp.sqrt(mat[..., 2, 2] * mat[..., 2, 2] + mat[..., 1, 2] * mat[..., 1, 2])
   cond = cy > eps4
-  ez = jnp.where(cond, -jnp.arctan2(mat[..., 0, 1], mat[..., 0, 0]),
-                 -jnp.arctan2(-mat[..., 1, 0], mat[..., 1, 1]))
+  ez = jnp.where(
+    cond, -jnp.arctan2(mat[..., 0, 1], mat[..., 0, 0]), -jnp.arctan2(-mat[..., 1, 0], mat[..., 1, 1])
+  )
   ey = -jnp.arctan2(-mat[..., 0, 2], cy)
   ex = jnp.where(cond, -jnp.arctan2(mat[..., 1, 2], mat[..., 2, 2]), 0.0)
   return jnp.stack([ex, ey, ez], axis=-1)
@@ -392,11 +416,13 @@ def quat2mat(q: jax.Array) -> jax.Array:
   """Unit quaternion (w, x, y, z) -> rotation matrix [3, 3]."""
   q = q / jnp.linalg.norm(q)
   w, x, y, z = q[0], q[1], q[2], q[3]
-  return jnp.array([
+  return jnp.array(
+    [
       [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
       [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
       [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-  ])
+    ]
+  )
 
 
 def goal_distance(a: jax.Array, b: jax.Array) -> jax.Array:
@@ -432,12 +458,23 @@ class FetchEnv(GoalEnv):
     self.initial_gripper_xpos = np.asarray(INITIAL_GRIPPER_XPOS[task], np.float32)
     self.height_offset = HEIGHT_OFFSET[task]
 
-    self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]),
-                         int(cfg["ls_iterations"]), cone=cfg["cone"], condim=cfg["condim"],
-                         table=cfg["table"])
+    self.xml = build_xml(
+      task,
+      float(cfg["sim_dt"]),
+      int(cfg["iterations"]),
+      int(cfg["ls_iterations"]),
+      cone=cfg["cone"],
+      condim=cfg["condim"],
+      table=cfg["table"],
+    )
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
-    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
-                     warp_max_envs=cfg["warp_max_envs"], c_fields=("site_xpos",))  # obs: qpos, qvel
+    super().__init__(
+      mj_model,
+      n_substeps=int(cfg["n_substeps"]),
+      impl=cfg["impl"],
+      warp_max_envs=cfg["warp_max_envs"],
+      c_fields=("site_xpos",),
+    )  # obs: qpos, qvel
 
     self.gripper = gripper_lib.Gripper.from_model(mj_model)
     self._target_mocap = int(mj_model.body("target").mocapid[0])
@@ -452,7 +489,7 @@ class FetchEnv(GoalEnv):
 
     qpos0 = np.array(mj_model.qpos0, np.float32)
     g = self.gripper
-    qpos0[g.free_qpos:g.free_qpos + 7] = np.concatenate([self.initial_gripper_xpos, [1, 0, 0, 0]])
+    qpos0[g.free_qpos : g.free_qpos + 7] = np.concatenate([self.initial_gripper_xpos, [1, 0, 0, 0]])
     qpos0[list(g.finger_qpos)] = 0.0
     self._qpos0 = qpos0
     self._mocap_pos0 = np.array(mj_model.body_pos[mj_model.body_mocapid >= 0], np.float32)
@@ -469,7 +506,7 @@ class FetchEnv(GoalEnv):
   def reach_x_max(self, y, z):
     """The farthest x the tcp reaches at (y, z) (the sphere's front; the Slide expert's room)."""
     c = self.reach_centre
-    return c[0] + jnp.sqrt(jnp.maximum(REACH_RADIUS ** 2 - (y - c[1]) ** 2 - (z - c[2]) ** 2, 0.0))
+    return c[0] + jnp.sqrt(jnp.maximum(REACH_RADIUS**2 - (y - c[1]) ** 2 - (z - c[2]) ** 2, 0.0))
 
   # ---------------------------------------------------------------- goal API
   def compute_reward(self, achieved_goal, desired_goal, info=None):
@@ -498,9 +535,11 @@ class FetchEnv(GoalEnv):
 
   def sample_goal(self, key):
     k_xyz, k_air, k_h = jax.random.split(key, 3)
-    goal = (jnp.asarray(self.initial_gripper_xpos)
-            + jax.random.uniform(k_xyz, (3,), minval=-self.target_range, maxval=self.target_range)
-            + jnp.asarray(self.target_offset))
+    goal = (
+      jnp.asarray(self.initial_gripper_xpos)
+      + jax.random.uniform(k_xyz, (3,), minval=-self.target_range, maxval=self.target_range)
+      + jnp.asarray(self.target_offset)
+    )
     if self.has_object:
       z = jnp.float32(self.height_offset)
       if self.task == "FetchPickAndPlace":
@@ -513,28 +552,40 @@ class FetchEnv(GoalEnv):
   def _obs(self, d: mjx.Data, goal: jax.Array):
     g = self.gripper
     dt = self.dt
-    grip_pos = d.qpos[g.free_qpos:g.free_qpos + 3]
-    grip_velp = d.qvel[g.free_qvel:g.free_qvel + 3] * dt
+    grip_pos = d.qpos[g.free_qpos : g.free_qpos + 3]
+    grip_velp = d.qvel[g.free_qvel : g.free_qvel + 3] * dt
     fq = jnp.array([g.finger_qpos[1], g.finger_qpos[0]])  # [right, left] like the reference
     fv = jnp.array([g.finger_qvel[1], g.finger_qvel[0]])
     gripper_state = d.qpos[fq]
     gripper_vel = d.qvel[fv] * dt
     if self.has_object:
-      object_pos = d.qpos[self._obj_qpos:self._obj_qpos + 3]
-      rot = quat2mat(d.qpos[self._obj_qpos + 3:self._obj_qpos + 7])
+      object_pos = d.qpos[self._obj_qpos : self._obj_qpos + 3]
+      rot = quat2mat(d.qpos[self._obj_qpos + 3 : self._obj_qpos + 7])
       object_rot = mat2euler(rot)
-      object_velp = d.qvel[self._obj_qvel:self._obj_qvel + 3] * dt - grip_velp
-      object_velr = rot @ d.qvel[self._obj_qvel + 3:self._obj_qvel + 6] * dt
-      observation = jnp.concatenate([
-          grip_pos, object_pos, object_pos - grip_pos, gripper_state, object_rot, object_velp,
-          object_velr, grip_velp, gripper_vel])
+      object_velp = d.qvel[self._obj_qvel : self._obj_qvel + 3] * dt - grip_velp
+      object_velr = rot @ d.qvel[self._obj_qvel + 3 : self._obj_qvel + 6] * dt
+      observation = jnp.concatenate(
+        [
+          grip_pos,
+          object_pos,
+          object_pos - grip_pos,
+          gripper_state,
+          object_rot,
+          object_velp,
+          object_velr,
+          grip_velp,
+          gripper_vel,
+        ]
+      )
       achieved = object_pos
     else:
       observation = jnp.concatenate([grip_pos, gripper_state, grip_velp, gripper_vel])
       achieved = grip_pos
-    return {"observation": observation.astype(jnp.float32),
-            "achieved_goal": achieved.astype(jnp.float32),
-            "desired_goal": goal.astype(jnp.float32)}
+    return {
+      "observation": observation.astype(jnp.float32),
+      "achieved_goal": achieved.astype(jnp.float32),
+      "desired_goal": goal.astype(jnp.float32),
+    }
 
   # ---------------------------------------------------------------- reset / step
   def reset(self, rng: jax.Array) -> State:
@@ -555,14 +606,13 @@ class FetchEnv(GoalEnv):
       object_qpos = jnp.asarray(object_qpos, jnp.float32)
       if object_qpos.shape != (7,):
         raise ValueError(f"{self.task}: object_qpos must have shape (7,), got {object_qpos.shape}")
-      qpos = qpos.at[self._obj_qpos:self._obj_qpos + 7].set(object_qpos)
+      qpos = qpos.at[self._obj_qpos : self._obj_qpos + 7].set(object_qpos)
     goal = jnp.asarray(goal, jnp.float32)
     if goal.shape != (3,):
       raise ValueError(f"{self.task}: goal must have shape (3,), got {goal.shape}")
     mocap_pos = jnp.asarray(self._mocap_pos0).at[self._target_mocap].set(goal)
     data = self.make_data()
-    data = data.replace(qpos=qpos, mocap_pos=mocap_pos,
-                        ctrl=jnp.zeros(self.mj_model.nu, jnp.float32))
+    data = data.replace(qpos=qpos, mocap_pos=mocap_pos, ctrl=jnp.zeros(self.mj_model.nu, jnp.float32))
     data = self.reset_forward(data)
     obs = self._obs(data, goal)
     zero = jnp.zeros((), jnp.float32)
@@ -575,7 +625,7 @@ class FetchEnv(GoalEnv):
     d = state.pipeline_state
     g = self.gripper
     goal = state.info["goal"]
-    tcp = d.qpos[g.free_qpos:g.free_qpos + 3]
+    tcp = d.qpos[g.free_qpos : g.free_qpos + 3]
     target = self.clip_to_reach(tcp + MAX_POS_CHANGE * action[:3])
     # Fingers as the reference's `ctrl_set_action`: each servo's target is its finger's position plus
     # a[3] (clipped to the control range), an effort-like command. Push/Slide/Reach hold them closed (the
@@ -585,17 +635,16 @@ class FetchEnv(GoalEnv):
     else:
       ctrl = jnp.clip(d.qpos[jnp.array(g.finger_qpos)] + action[3], 0.0, FINGER_CTRL_MAX).astype(jnp.float32)
     # Within the control step the mocap moves linearly from its last target to the new one.
-    d = self.physics_step(d, ctrl=ctrl, mocap_pos=d.mocap_pos.at[g.mocap].set(target),
-                          interpolate_mocap=True)
+    d = self.physics_step(d, ctrl=ctrl, mocap_pos=d.mocap_pos.at[g.mocap].set(target), interpolate_mocap=True)
     diverged = self.diverged(d)
     obs = self._obs(d, goal)
     obs = jax.tree.map(lambda x: jnp.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), obs)
     reward = self.compute_reward(obs["achieved_goal"], obs["desired_goal"], {})
-    metrics = {"is_success": self.is_success(obs["achieved_goal"], obs["desired_goal"]),
-               "bad_action": bad}
+    metrics = {"is_success": self.is_success(obs["achieved_goal"], obs["desired_goal"]), "bad_action": bad}
     info = {**state.info, "diverged": diverged.astype(jnp.float32)}
-    return state.replace(pipeline_state=d, obs=obs, reward=reward, done=jnp.zeros((), jnp.float32),
-                         metrics=metrics, info=info)
+    return state.replace(
+      pipeline_state=d, obs=obs, reward=reward, done=jnp.zeros((), jnp.float32), metrics=metrics, info=info
+    )
 
   @property
   def observation_size(self):

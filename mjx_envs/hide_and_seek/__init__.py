@@ -5,11 +5,10 @@ the observations and every deliberate difference from the reference; `scripted.p
     env = mjx_envs.make("HideAndSeekQuadrant", n_seekers=[1, 1])
 """
 
-import functools
-
 from mjx_envs import registry
-
 from mjx_envs.hide_and_seek.env import LAYOUTS, HideAndSeekEnv, default_config
+
+import functools
 
 NAMES = {"HideAndSeekQuadrant": "quadrant", "HideAndSeek": "random_rooms"}
 

@@ -68,8 +68,8 @@ Deliberate differences from the reference, and why:
 - The ramp is our own wedge of two boxes (see scene.py); the reference's ramp mesh is not in the indexed
   sources, and MJX's mesh contacts blew up under full-speed impacts.
 - Heading: yaw 0 faces +x (the reference subtracts pi/2 to match its visual front).
-- Grab and lock need the object in front and in sight (the issue's "in front"); the reference lets lock
-  act out of sight. Lock is team-specific (the issue); the reference's default is agent-specific.
+- Grab and lock need the object in front and in sight; the reference lets lock act out of sight. Lock is
+  team-specific; the reference's default is agent-specific.
 - Lock and unlock act on the nearest object in reach only; the reference's "lock all" acts on every
   object in reach.
 - Random-rooms layouts are drawn from a pre-generated set (`num_layouts`, seed `layout_seed`) by our own
@@ -89,69 +89,72 @@ Deliberate differences from the reference, and why:
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping
+from mjx_envs.core import ConfigError, MjxEnv, State, check_impl
+from mjx_envs.hide_and_seek import scene as S
 
-from brax import math as brax_math
+from collections.abc import Mapping
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import mujoco
-from mujoco import mjx
 import numpy as np
-
-from mjx_envs.core import ConfigError, MjxEnv, State, check_impl
-from mjx_envs.hide_and_seek import scene as S
+from brax import math as brax_math
+from mujoco import mjx
 
 LAYOUTS = ("quadrant", "random_rooms")
 N_BINS = 11
 NEUTRAL_BIN = N_BINS // 2
-QUADRANT_WALLS = 4   # pool sizes: two quadrant walls, each split by a door
-ROOM_WALLS = 6       # up to 3 inner walls of random rooms, each split by a door
+QUADRANT_WALLS = 4  # pool sizes: two quadrant walls, each split by a door
+ROOM_WALLS = 6  # up to 3 inner walls of random rooms, each split by a door
 LIMITS = {"agents": 6, "boxes": 12, "ramps": 4}
 _PLACE_TRIES = 32
 _RAY_GROUPS = tuple(g != S.DECOR_GROUP for g in range(6))
 
 
-def default_config(layout: str = "quadrant") -> Dict[str, Any]:
+def default_config(layout: str = "quadrant") -> dict[str, Any]:
   """Every config key of the layout, with its default (the reference's quadrant or full game)."""
   quadrant = layout == "quadrant"
   return dict(
-      layout=layout,
-      n_hiders=[2, 2] if quadrant else [1, 3],      # [min, max] per episode
-      n_seekers=[2, 2] if quadrant else [1, 3],
-      n_boxes=[2, 2] if quadrant else [3, 9],
-      n_elongated=[0, 0] if quadrant else [3, 9],   # of the boxes, capped by the episode's box count
-      n_ramps=[1, 1] if quadrant else [2, 2],
-      episode_length=80 if quadrant else 240,
-      prep_fraction=0.4,
-      door_dropout=0.5 if quadrant else 0.0,        # quadrant: probability of one door instead of two
-      hider_uniform_placement=False,                # quadrant: hiders spawn anywhere (else in the room)
-      max_rooms=4,                                  # random_rooms: 1..max_rooms rooms
-      num_layouts=256,                              # random_rooms: size of the pre-generated set
-      layout_seed=0,
-      lock_ramps=not quadrant,
-      grab_radius=0.25,
-      vision_cone_deg=135.0,
-      n_lidar=30,
-      lidar_range=6.0,
-      out_penalty=-10.0,
-      sim_dt=0.0075,                                # x 10 = the reference's 0.075 s control step, at
-      n_substeps=10,                                # half the cost of its 0.005 x 15 (see below)
-      gravity=-50.0,
-      iterations=10,                                # Newton; 6 or 8 let pile-ups launch bodies at 40-80 m/s
-      ls_iterations=10,
-      max_contacts=32,
-      max_qvel=100.0,
-      impl="auto",                                  # "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c"
-                                                    # or "jax" (MJX-Warp: no per-world model fields)
+    layout=layout,
+    n_hiders=[2, 2] if quadrant else [1, 3],  # [min, max] per episode
+    n_seekers=[2, 2] if quadrant else [1, 3],
+    n_boxes=[2, 2] if quadrant else [3, 9],
+    n_elongated=[0, 0] if quadrant else [3, 9],  # of the boxes, capped by the episode's box count
+    n_ramps=[1, 1] if quadrant else [2, 2],
+    episode_length=80 if quadrant else 240,
+    prep_fraction=0.4,
+    door_dropout=0.5 if quadrant else 0.0,  # quadrant: probability of one door instead of two
+    hider_uniform_placement=False,  # quadrant: hiders spawn anywhere (else in the room)
+    max_rooms=4,  # random_rooms: 1..max_rooms rooms
+    num_layouts=256,  # random_rooms: size of the pre-generated set
+    layout_seed=0,
+    lock_ramps=not quadrant,
+    grab_radius=0.25,
+    vision_cone_deg=135.0,
+    n_lidar=30,
+    lidar_range=6.0,
+    out_penalty=-10.0,
+    sim_dt=0.0075,  # x 10 = the reference's 0.075 s control step, at
+    n_substeps=10,  # half the cost of its 0.005 x 15 (see below)
+    gravity=-50.0,
+    iterations=10,  # Newton; 6 or 8 let pile-ups launch bodies at 40-80 m/s
+    ls_iterations=10,
+    max_contacts=32,
+    max_qvel=100.0,
+    impl="auto",  # "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c"
+    # or "jax" (MJX-Warp: no per-world model fields)
   )
 
 
 def _check_range(name, value, low, high):
-  if (not isinstance(value, (list, tuple)) or len(value) != 2
-      or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
-      or not low <= value[0] <= value[1] <= high):
-    raise ConfigError(f"{name} must be [min, max] integers with {low} <= min <= max <= {high}, "
-                      f"got {value!r}")
+  if (
+    not isinstance(value, (list, tuple))
+    or len(value) != 2
+    or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
+    or not low <= value[0] <= value[1] <= high
+  ):
+    raise ConfigError(f"{name} must be [min, max] integers with {low} <= min <= max <= {high}, got {value!r}")
   return int(value[0]), int(value[1])
 
 
@@ -165,15 +168,24 @@ class HideAndSeekEnv(MjxEnv):
     c = {**default_config(layout), **config}
     check_impl(c["impl"])
     if c["impl"] == "warp":
-      raise ConfigError("hide-and-seek runs on impl='c' or 'jax' (it edits model fields per world, "
-                        "which MJX-Warp does not take per world)")
+      raise ConfigError(
+        "hide-and-seek runs on impl='c' or 'jax' (it edits model fields per world, "
+        "which MJX-Warp does not take per world)"
+      )
     self.hiders = _check_range("n_hiders", c["n_hiders"], 1, LIMITS["agents"] // 2)
     self.seekers = _check_range("n_seekers", c["n_seekers"], 1, LIMITS["agents"] // 2)
     self.boxes = _check_range("n_boxes", c["n_boxes"], 0, LIMITS["boxes"])
     self.ramps = _check_range("n_ramps", c["n_ramps"], 0, LIMITS["ramps"])
     self.elongated = _check_range("n_elongated", c["n_elongated"], 0, LIMITS["boxes"])
-    for key in ("episode_length", "n_substeps", "iterations", "ls_iterations", "n_lidar", "num_layouts",
-                "max_rooms"):
+    for key in (
+      "episode_length",
+      "n_substeps",
+      "iterations",
+      "ls_iterations",
+      "n_lidar",
+      "num_layouts",
+      "max_rooms",
+    ):
       if not isinstance(c[key], (int, np.integer)) or isinstance(c[key], bool) or c[key] < 1:
         raise ConfigError(f"{key} must be an int >= 1, got {c[key]!r}")
     if not isinstance(c["max_contacts"], int) or not (c["max_contacts"] == -1 or c["max_contacts"] >= 8):
@@ -202,38 +214,59 @@ class HideAndSeekEnv(MjxEnv):
     self.n_boxes, self.n_ramps = self.boxes[1], self.ramps[1]
     self.n_objects = self.n_boxes + self.n_ramps
     self.n_walls = QUADRANT_WALLS if layout == "quadrant" else ROOM_WALLS
-    mj_model = mujoco.MjModel.from_xml_string(S.scene_xml(
-        self.num_agents, self.n_boxes, self.n_ramps, self.n_walls, c["sim_dt"], c["gravity"],
-        c["iterations"], c["ls_iterations"], c["max_contacts"]))
-    super().__init__(mj_model, c["n_substeps"], max_qvel=c["max_qvel"], impl=c["impl"],
-                     c_fields=("xpos", "xquat", "xmat", "xipos", "geom_xpos", "geom_xmat"))
+    mj_model = mujoco.MjModel.from_xml_string(
+      S.scene_xml(
+        self.num_agents,
+        self.n_boxes,
+        self.n_ramps,
+        self.n_walls,
+        c["sim_dt"],
+        c["gravity"],
+        c["iterations"],
+        c["ls_iterations"],
+        c["max_contacts"],
+      )
+    )
+    super().__init__(
+      mj_model,
+      c["n_substeps"],
+      max_qvel=c["max_qvel"],
+      impl=c["impl"],
+      c_fields=("xpos", "xquat", "xmat", "xipos", "geom_xpos", "geom_xmat"),
+    )
     m = mj_model
     A, B, R = self.num_agents, self.n_boxes, self.n_ramps
     self.hider_flag = np.arange(A) < self.n_hiders
-    jid = lambda name: m.joint(name).id  # noqa: E731
-    self._agent_j = np.array([[jid(f"agent{i}_{a}") for a in ("tx", "ty", "tz", "rz")] for i in range(A)],
-                             np.int32).reshape(A, 4)
+    jid = lambda name: m.joint(name).id
+    self._agent_j = np.array(
+      [[jid(f"agent{i}_{a}") for a in ("tx", "ty", "tz", "rz")] for i in range(A)], np.int32
+    ).reshape(A, 4)
     # Objects' joints (boxes, then ramps): x, y, z, yaw.
     names = [f"box{j}" for j in range(B)] + [f"ramp{k}" for k in range(R)]
-    self._obj_j = np.array([[jid(f"{n}_{a}") for a in ("tx", "ty", "tz", "rz")] for n in names],
-                           np.int32).reshape(self.n_objects, 4)
+    self._obj_j = np.array(
+      [[jid(f"{n}_{a}") for a in ("tx", "ty", "tz", "rz")] for n in names], np.int32
+    ).reshape(self.n_objects, 4)
     # All qpos / dof addresses equal joint ids here (only slide and hinge joints, one dof each).
     assert m.nq == m.nv == m.njnt
     self._agent_body = np.array([m.body(f"agent{i}").id for i in range(A)], np.int32)
-    self._obj_body = np.array([m.body(f"box{j}").id for j in range(B)]
-                              + [m.body(f"ramp{k}").id for k in range(R)], np.int32)
+    self._obj_body = np.array(
+      [m.body(f"box{j}").id for j in range(B)] + [m.body(f"ramp{k}").id for k in range(R)], np.int32
+    )
     self._box_geom = np.array([m.geom(f"box{j}").id for j in range(B)], np.int32)
-    self._agent_geom = np.array([[m.geom(f"agent{i}").id, m.geom(f"agent{i}_nose").id] for i in range(A)],
-                                np.int32).reshape(A, 2)
+    self._agent_geom = np.array(
+      [[m.geom(f"agent{i}").id, m.geom(f"agent{i}_nose").id] for i in range(A)], np.int32
+    ).reshape(A, 2)
     self._wall_geom = np.array([m.geom(f"wall{w}").id for w in range(self.n_walls)], np.int32)
     self._geom_body = np.append(m.geom_bodyid, -1).astype(np.int32)  # index -1 (no hit) reads -1
-    self._weld = np.array([[m.equality(f"grab{i}_{o}").id for o in range(self.n_objects)]
-                           for i in range(A)], np.int32).reshape(A, self.n_objects)
+    self._weld = np.array(
+      [[m.equality(f"grab{i}_{o}").id for o in range(self.n_objects)] for i in range(A)], np.int32
+    ).reshape(A, self.n_objects)
     # The bounding box (centre, half-size) of each object in its body frame; boxes' half-sizes vary
     # per episode and come from the state.
     self._ramp_centre = np.tile(S.RAMP_CENTRE, (R, 1))
-    self._lidar_dirs = np.stack([np.cos(a := np.linspace(0, 2 * np.pi, c["n_lidar"], endpoint=False)),
-                                 np.sin(a), np.zeros_like(a)], -1)
+    self._lidar_dirs = np.stack(
+      [np.cos(a := np.linspace(0, 2 * np.pi, c["n_lidar"], endpoint=False)), np.sin(a), np.zeros_like(a)], -1
+    )
     self._half_cone = float(np.deg2rad(c["vision_cone_deg"]) / 2)
     self._cos_half_cone = float(np.cos(self._half_cone))
     self._lockable = np.array([True] * B + [bool(c["lock_ramps"])] * R)
@@ -251,29 +284,32 @@ class HideAndSeekEnv(MjxEnv):
     return 5
 
   @property
-  def action_shapes(self) -> Dict[str, tuple]:
+  def action_shapes(self) -> dict[str, tuple]:
     return {"move": (self.num_agents, 3), "grab": (self.num_agents,), "lock": (self.num_agents,)}
 
   def check_action(self, action) -> None:
     if not isinstance(action, Mapping) or set(action) != {"move", "grab", "lock"}:
-      raise ValueError(f"{type(self).__name__}: actions must be a dict with keys move [A, 3], grab [A], "
-                       f"lock [A] (A = {self.num_agents}); got {action if not isinstance(action, Mapping) else sorted(action)}")
+      raise ValueError(
+        f"{type(self).__name__}: actions must be a dict with keys move [A, 3], grab [A], "
+        f"lock [A] (A = {self.num_agents}); got {action if not isinstance(action, Mapping) else sorted(action)}"
+      )
     for k, shape in self.action_shapes.items():
       got = tuple(np.shape(action[k]))
-      if got[len(got) - len(shape):] != shape:
-        raise ValueError(f"{type(self).__name__}: action[{k!r}] must have trailing shape {shape}, "
-                         f"got {got}")
+      if got[len(got) - len(shape) :] != shape:
+        raise ValueError(f"{type(self).__name__}: action[{k!r}] must have trailing shape {shape}, got {got}")
 
-  def random_action(self, key: jax.Array) -> Dict[str, jax.Array]:
+  def random_action(self, key: jax.Array) -> dict[str, jax.Array]:
     """Uniform random actions for one world."""
     k1, k2, k3 = jax.random.split(key, 3)
     A = self.num_agents
-    return {"move": jax.random.randint(k1, (A, 3), 0, N_BINS),
-            "grab": jax.random.bernoulli(k2, 0.5, (A,)).astype(jnp.int32),
-            "lock": jax.random.bernoulli(k3, 0.5, (A,)).astype(jnp.int32)}
+    return {
+      "move": jax.random.randint(k1, (A, 3), 0, N_BINS),
+      "grab": jax.random.bernoulli(k2, 0.5, (A,)).astype(jnp.int32),
+      "lock": jax.random.bernoulli(k3, 0.5, (A,)).astype(jnp.int32),
+    }
 
   # --- model per world ---------------------------------------------------------------------------
-  def world_fields(self, info: Mapping[str, jax.Array]) -> Dict[str, jax.Array]:
+  def world_fields(self, info: Mapping[str, jax.Array]) -> dict[str, jax.Array]:
     """The model fields of one world: this episode's walls, box sizes (with their bounding radii and
     boxes, which C MuJoCo's broadphase and rays read), box inertias, joint ranges (locks, parking) and
     grab welds, written into the shared model's arrays."""
@@ -283,13 +319,14 @@ class HideAndSeekEnv(MjxEnv):
     boxes = np.concatenate([self._wall_geom, self._box_geom])
     half = size[boxes]
     return {
-        "geom_pos": m.geom_pos.at[self._wall_geom].set(info["wall_pos"]),
-        "geom_size": size,
-        "geom_rbound": m.geom_rbound.at[boxes].set(jnp.linalg.norm(half, axis=-1)),
-        "geom_aabb": m.geom_aabb.at[boxes].set(jnp.concatenate([jnp.zeros_like(half), half], -1)),
-        "body_inertia": m.body_inertia.at[self._obj_body[:self.n_boxes]].set(S.box_inertia(box_size)),
-        "jnt_range": info["jnt_range"],
-        "eq_data": info["eq_data"]}
+      "geom_pos": m.geom_pos.at[self._wall_geom].set(info["wall_pos"]),
+      "geom_size": size,
+      "geom_rbound": m.geom_rbound.at[boxes].set(jnp.linalg.norm(half, axis=-1)),
+      "geom_aabb": m.geom_aabb.at[boxes].set(jnp.concatenate([jnp.zeros_like(half), half], -1)),
+      "body_inertia": m.body_inertia.at[self._obj_body[: self.n_boxes]].set(S.box_inertia(box_size)),
+      "jnt_range": info["jnt_range"],
+      "eq_data": info["eq_data"],
+    }
 
   def world_model(self, info: Mapping[str, jax.Array]) -> mjx.Model:
     """The MJX model of one world (`world_fields` written into `mjx_model`)."""
@@ -298,7 +335,6 @@ class HideAndSeekEnv(MjxEnv):
   # --- reset -------------------------------------------------------------------------------------
   def reset(self, rng: jax.Array) -> State:
     """A fresh layout, team sizes, object counts and non-overlapping spawn positions."""
-    c = self.config
     keys = jax.random.split(rng, 8)
     A, B, R, O = self.num_agents, self.n_boxes, self.n_ramps, self.n_objects
     wall_pos, wall_size = self._sample_walls(keys[0])
@@ -313,8 +349,13 @@ class HideAndSeekEnv(MjxEnv):
     box_size = self._sample_box_sizes(keys[3], n_b)
 
     # Spawn: boxes, ramps, then hiders and seekers, each clear of the walls and of what came before.
-    half = jnp.concatenate([box_size[:, :2], jnp.tile(jnp.asarray(S.RAMP_HALF[:2]), (R, 1)),
-                            jnp.full((A, 2), S.AGENT_RADIUS + 0.05)])
+    half = jnp.concatenate(
+      [
+        box_size[:, :2],
+        jnp.tile(jnp.asarray(S.RAMP_HALF[:2]), (R, 1)),
+        jnp.full((A, 2), S.AGENT_RADIUS + 0.05),
+      ]
+    )
     on = jnp.concatenate([box_on, ramp_on, agent_on])
     regions = self._regions()
     xy = _place(keys[4], half, on, regions, wall_pos, wall_size)
@@ -337,23 +378,46 @@ class HideAndSeekEnv(MjxEnv):
     jnt_range = jnp.tile(jnp.array([-S.UNLOCKED, S.UNLOCKED]), (self.mj_model.njnt, 1))
     frozen_a = jnp.stack([agent_q, agent_q], -1)
     jnt_range = jnt_range.at[self._agent_j].set(
-        jnp.where(agent_on[:, None, None], jnt_range[self._agent_j], frozen_a))
+      jnp.where(agent_on[:, None, None], jnt_range[self._agent_j], frozen_a)
+    )
     info = {
-        "wall_pos": wall_pos, "wall_size": wall_size, "box_size": box_size,
-        "agent_on": agent_on.astype(jnp.float32), "box_on": box_on.astype(jnp.float32),
-        "ramp_on": ramp_on.astype(jnp.float32),
-        "locked": jnp.zeros(O), "lock_team": jnp.zeros(O), "lock_q": obj_q,
-        "jnt_range": jnt_range, "eq_data": jnp.asarray(self.mj_model.eq_data),
-        "grabbed": jnp.full(A, -1, jnp.int32), "t": jnp.zeros((), jnp.int32),
-        "obj_start": obj_q[:, :3],
-        "hidden_steps": jnp.zeros(()), "diverged": jnp.zeros(()),
+      "wall_pos": wall_pos,
+      "wall_size": wall_size,
+      "box_size": box_size,
+      "agent_on": agent_on.astype(jnp.float32),
+      "box_on": box_on.astype(jnp.float32),
+      "ramp_on": ramp_on.astype(jnp.float32),
+      "locked": jnp.zeros(O),
+      "lock_team": jnp.zeros(O),
+      "lock_q": obj_q,
+      "jnt_range": jnt_range,
+      "eq_data": jnp.asarray(self.mj_model.eq_data),
+      "grabbed": jnp.full(A, -1, jnp.int32),
+      "t": jnp.zeros((), jnp.int32),
+      "obj_start": obj_q[:, :3],
+      "hidden_steps": jnp.zeros(()),
+      "diverged": jnp.zeros(()),
     }
     data, obs, info = self._settle(self.make_data().replace(qpos=qpos), info)
     zero = jnp.zeros(())
-    metrics = {k: zero for k in (
-        "max_box_move", "max_ramp_move", "max_box_move_prep", "max_ramp_move_prep", "num_box_lock",
-        "num_ramp_lock", "num_box_lock_prep", "num_ramp_lock_prep", "hidden_fraction", "hider_reward",
-        "seeker_reward", "bad_action", "out_of_area")}
+    metrics = {
+      k: zero
+      for k in (
+        "max_box_move",
+        "max_ramp_move",
+        "max_box_move_prep",
+        "max_ramp_move_prep",
+        "num_box_lock",
+        "num_ramp_lock",
+        "num_box_lock_prep",
+        "num_ramp_lock_prep",
+        "hidden_fraction",
+        "hider_reward",
+        "seeker_reward",
+        "bad_action",
+        "out_of_area",
+      )
+    }
     return State(data, obs, jnp.zeros(A), zero, metrics, info)
 
   def _sample_walls(self, key):
@@ -417,15 +481,18 @@ class HideAndSeekEnv(MjxEnv):
     ranges = jnp.where(frozen[:, None, None], jnp.stack([q, q], -1), free)
     return info["jnt_range"].at[self._obj_j].set(ranges)
 
-  def with_poses(self, state: State, agent_pose=None, object_pose=None, wall_pos=None,
-                 wall_size=None) -> State:
+  def with_poses(
+    self, state: State, agent_pose=None, object_pose=None, wall_pos=None, wall_size=None
+  ) -> State:
     """`state` with entities moved and at rest: agent_pose [A, 4] and object_pose [O, 4] rows (x, y, z,
     yaw; objects: boxes then ramps) replace the present entities' poses where not NaN; wall_pos /
     wall_size [W, 3] replace the inner walls. For scripted scenes and tests; jittable."""
     info = dict(state.info)
     q = state.pipeline_state.qpos
-    for rows, joints, on in ((agent_pose, self._agent_j, info["agent_on"]),
-                             (object_pose, self._obj_j, jnp.concatenate([info["box_on"], info["ramp_on"]]))):
+    for rows, joints, on in (
+      (agent_pose, self._agent_j, info["agent_on"]),
+      (object_pose, self._obj_j, jnp.concatenate([info["box_on"], info["ramp_on"]])),
+    ):
       if rows is not None:
         rows = jnp.asarray(rows, jnp.float32)
         keep = jnp.isnan(rows) | (on[:, None] <= 0)
@@ -457,12 +524,17 @@ class HideAndSeekEnv(MjxEnv):
     h = S.FLOOR_SIZE / 2
     v_lo, v_hi = pos[..., 0, 1] + size[..., 0, 1], pos[..., 1, 1] - size[..., 1, 1]
     h_lo, h_hi = pos[..., 2, 0] + size[..., 2, 0], pos[..., 3, 0] - size[..., 3, 0]
-    centres = jnp.stack([jnp.stack([jnp.full_like(v_lo, h), (v_lo + v_hi) / 2], -1),
-                         jnp.stack([(h_lo + h_hi) / 2, jnp.full_like(h_lo, h)], -1)], -2)
+    centres = jnp.stack(
+      [
+        jnp.stack([jnp.full_like(v_lo, h), (v_lo + v_hi) / 2], -1),
+        jnp.stack([(h_lo + h_hi) / 2, jnp.full_like(h_lo, h)], -1),
+      ],
+      -2,
+    )
     return centres, jnp.stack([v_hi - v_lo > 0.1, h_hi - h_lo > 0.1], -1)
 
   # --- rendering (mjx_envs.render) ---------------------------------------------------------------
-  def render_extras(self, state: State) -> Dict[str, jax.Array]:
+  def render_extras(self, state: State) -> dict[str, jax.Array]:
     """The per-world fields a frame needs beyond qpos (any leading batch / time axes)."""
     keys = ("wall_pos", "wall_size", "box_size", "locked", "lock_team", "agent_on", "box_on", "ramp_on")
     return {k: state.info[k] for k in keys}
@@ -519,7 +591,7 @@ class HideAndSeekEnv(MjxEnv):
     grab, lock = grab & active, lock & active
 
     # Grab and lock: the nearest object seen (last observation's masks) within the radius.
-    dist = self._object_distance(data, info)                        # [A, O]
+    dist = self._object_distance(data, info)  # [A, O]
     obj_on = jnp.concatenate([info["box_on"], info["ramp_on"]]) > 0
     reach = info["visible"][:, A:] & (dist <= c["grab_radius"]) & obj_on[None] & active[:, None]
     has = jnp.any(reach, -1)
@@ -558,13 +630,13 @@ class HideAndSeekEnv(MjxEnv):
 
     metrics = dict(state.metrics)
     moved = jnp.linalg.norm(jnp.concatenate([pos["box"], pos["ramp"]]) - info["obj_start"], axis=-1)
-    box_moves = jnp.where(obj_on[:self.n_boxes], moved[:self.n_boxes], 0.0)
-    ramp_moves = jnp.where(obj_on[self.n_boxes:], moved[self.n_boxes:], 0.0)
+    box_moves = jnp.where(obj_on[: self.n_boxes], moved[: self.n_boxes], 0.0)
+    ramp_moves = jnp.where(obj_on[self.n_boxes :], moved[self.n_boxes :], 0.0)
     metrics["max_box_move"] = jnp.max(box_moves, initial=0.0)
     metrics["max_ramp_move"] = jnp.max(ramp_moves, initial=0.0)
     locked = info["locked"] * obj_on
-    metrics["num_box_lock"] = jnp.sum(locked[:self.n_boxes])
-    metrics["num_ramp_lock"] = jnp.sum(locked[self.n_boxes:])
+    metrics["num_box_lock"] = jnp.sum(locked[: self.n_boxes])
+    metrics["num_ramp_lock"] = jnp.sum(locked[self.n_boxes :])
     prep_end = t == self.prep_steps
     for k in ("max_box_move", "max_ramp_move", "num_box_lock", "num_ramp_lock"):
       metrics[k + "_prep"] = jnp.where(prep_end, metrics[k], metrics[k + "_prep"])
@@ -575,12 +647,18 @@ class HideAndSeekEnv(MjxEnv):
     metrics["out_of_area"] = jnp.sum(out).astype(jnp.float32)
     reward = jnp.where(diverged, 0.0, reward)
     obs = jax.tree.map(lambda x: jnp.where(diverged, jnp.zeros_like(x), jnp.nan_to_num(x)), obs)
-    return state.replace(pipeline_state=data, obs=obs, reward=reward,
-                         done=diverged.astype(jnp.float32), metrics=metrics, info=info)
+    return state.replace(
+      pipeline_state=data,
+      obs=obs,
+      reward=reward,
+      done=diverged.astype(jnp.float32),
+      metrics=metrics,
+      info=info,
+    )
 
   def _grab_welds(self, data, info, grabbed):
     """eq_data with each new grab's weld set to the current relative pose of agent and object."""
-    A, O = self.num_agents, self.n_objects
+    A = self.num_agents
     prev = info["grabbed"]
     new = (grabbed >= 0) & (grabbed != prev)
     ob = jnp.asarray(self._obj_body)[jnp.maximum(grabbed, 0)]
@@ -591,8 +669,9 @@ class HideAndSeekEnv(MjxEnv):
     rel = jnp.einsum("aji,aj->ai", r1, x2 - x1)
     relq = jax.vmap(brax_math.quat_mul)(jax.vmap(brax_math.quat_inv)(q1), q2)
     eq_data = info["eq_data"]
-    row = jnp.concatenate([jnp.zeros((A, 3)), rel, relq, jnp.ones((A, 1)),
-                           jnp.zeros((A, eq_data.shape[1] - 11))], -1)
+    row = jnp.concatenate(
+      [jnp.zeros((A, 3)), rel, relq, jnp.ones((A, 1)), jnp.zeros((A, eq_data.shape[1] - 11))], -1
+    )
     idx = jnp.asarray(self._weld)[jnp.arange(A), jnp.maximum(grabbed, 0)]
     current = eq_data[idx]
     return eq_data.at[idx].set(jnp.where(new[:, None], row, current))
@@ -632,52 +711,70 @@ class HideAndSeekEnv(MjxEnv):
   # --- observation -------------------------------------------------------------------------------
   def _positions(self, data):
     q = data.qpos
-    return {"agent": q[self._agent_j[:, :3]], "box": q[self._obj_j[:self.n_boxes, :3]],
-            "ramp": q[self._obj_j[self.n_boxes:, :3]]}
+    return {
+      "agent": q[self._agent_j[:, :3]],
+      "box": q[self._obj_j[: self.n_boxes, :3]],
+      "ramp": q[self._obj_j[self.n_boxes :, :3]],
+    }
 
   def _observe(self, fields, data, info):
     """(obs dict, visible [A, A + O]) of `data`; `fields`: the world's model fields (`world_fields`)."""
     c = self.config
-    A, B, R, O = self.num_agents, self.n_boxes, self.n_ramps, self.n_objects
+    A, B, O = self.num_agents, self.n_boxes, self.n_objects
     q, v = data.qpos, data.qvel
     aj, oj = self._agent_j, self._obj_j
     yaw = q[aj[:, 3]]
     hider = jnp.asarray(self.hider_flag, jnp.float32)
-    agent_f = jnp.concatenate([q[aj[:, :3]], jnp.cos(yaw)[:, None], jnp.sin(yaw)[:, None], v[aj],
-                               hider[:, None]], -1)                                   # [A, 10]
+    agent_f = jnp.concatenate(
+      [q[aj[:, :3]], jnp.cos(yaw)[:, None], jnp.sin(yaw)[:, None], v[aj], hider[:, None]], -1
+    )  # [A, 10]
     locked = info["locked"]
     bj = oj[:B]
     box_yaw = q[bj[:, 3]]
-    box_f = jnp.concatenate([q[bj[:, :3]], jnp.cos(box_yaw)[:, None], jnp.sin(box_yaw)[:, None],
-                             v[bj], info["box_size"], locked[:B, None]], -1)    # [B, 13]
+    box_f = jnp.concatenate(
+      [
+        q[bj[:, :3]],
+        jnp.cos(box_yaw)[:, None],
+        jnp.sin(box_yaw)[:, None],
+        v[bj],
+        info["box_size"],
+        locked[:B, None],
+      ],
+      -1,
+    )  # [B, 13]
     rj = oj[B:]
     ramp_yaw = q[rj[:, 3]]
-    ramp_f = jnp.concatenate([q[rj[:, :3]], jnp.cos(ramp_yaw)[:, None], jnp.sin(ramp_yaw)[:, None], v[rj],
-                              locked[B:, None]], -1)                                   # [R, 10]
-    my_team_lock = (locked[None] > 0) & (info["lock_team"][None] == hider[:, None])     # [A, O]
+    ramp_f = jnp.concatenate(
+      [q[rj[:, :3]], jnp.cos(ramp_yaw)[:, None], jnp.sin(ramp_yaw)[:, None], v[rj], locked[B:, None]], -1
+    )  # [R, 10]
+    my_team_lock = (locked[None] > 0) & (info["lock_team"][None] == hider[:, None])  # [A, O]
 
     # Sight and lidar: one batch of rays per agent, its own body excluded.
-    origin = data.xpos[jnp.asarray(self._agent_body)]                                  # [A, 3]
+    origin = data.xpos[jnp.asarray(self._agent_body)]  # [A, 3]
     rb = jnp.asarray(self._obj_body[B:])
     ramp_centre = data.xpos[rb] + data.xmat[rb] @ jnp.asarray(S.RAMP_CENTRE)
     targets = jnp.concatenate([origin, data.xpos[jnp.asarray(self._obj_body[:B])], ramp_centre])
     target_body = np.concatenate([self._agent_body, self._obj_body])
-    to = targets[None] - origin[:, None]                                               # [A, A+O, 3]
+    to = targets[None] - origin[:, None]  # [A, A+O, 3]
     to = to / jnp.maximum(jnp.linalg.norm(to, axis=-1, keepdims=True), 1e-6)
-    dirs = jnp.concatenate([jnp.broadcast_to(jnp.asarray(self._lidar_dirs, jnp.float32),
-                                             (A,) + self._lidar_dirs.shape), to], 1)   # [A, L+A+O, 3]
+    dirs = jnp.concatenate(
+      [jnp.broadcast_to(jnp.asarray(self._lidar_dirs, jnp.float32), (A,) + self._lidar_dirs.shape), to], 1
+    )  # [A, L+A+O, 3]
     if self.impl == "c":  # mj_multiRay per agent on the step's geom poses
       geoms = tuple(g for g in range(6) if _RAY_GROUPS[g])
       dist, geom = self.cphysics.rays(data, origin, dirs, geoms, self._agent_body, fields)
     else:
       m = self.mjx_model.replace(**fields)
-      out = [jax.vmap(lambda vec, i=i: mjx.ray(m, data, origin[i], vec, _RAY_GROUPS,
-                                               bodyexclude=int(self._agent_body[i])))(dirs[i])
-             for i in range(A)]
+      out = [
+        jax.vmap(
+          lambda vec, i=i: mjx.ray(m, data, origin[i], vec, _RAY_GROUPS, bodyexclude=int(self._agent_body[i]))
+        )(dirs[i])
+        for i in range(A)
+      ]
       dist, geom = jnp.stack([o[0] for o in out]), jnp.stack([o[1] for o in out])
     L = self._lidar_dirs.shape[0]
     d_l = dist[:, :L]
-    lidar = jnp.where((d_l < 0) | (d_l > c["lidar_range"]), c["lidar_range"], d_l)   # [A, L]
+    lidar = jnp.where((d_l < 0) | (d_l > c["lidar_range"]), c["lidar_range"], d_l)  # [A, L]
     los = jnp.asarray(self._geom_body)[geom[:, L:]] == jnp.asarray(target_body)[None]  # [A, A+O]
     heading = jnp.stack([jnp.cos(yaw), jnp.sin(yaw)], -1)
     to2 = targets[None, :, :2] - origin[:, None, :2]
@@ -686,26 +783,34 @@ class HideAndSeekEnv(MjxEnv):
     present = jnp.concatenate([info["agent_on"], info["box_on"], info["ramp_on"]]) > 0
     not_self = jnp.concatenate([~jnp.eye(A, dtype=bool), jnp.ones((A, O), bool)], -1)
     present = present[None] & not_self & (info["agent_on"][:, None] > 0)
-    visible = in_cone & los & present                                                  # [A, A + O]
+    visible = in_cone & los & present  # [A, A + O]
 
     prep_left = jnp.maximum(0.0, 1.0 - info["t"] / max(self.prep_steps, 1))
     self_f = jnp.concatenate([agent_f[:, :9], hider[:, None], jnp.full((A, 1), prep_left)], -1)
     agents_full = jnp.broadcast_to(agent_f[None], (A, A, agent_f.shape[-1]))
-    boxes_full = jnp.concatenate([jnp.broadcast_to(box_f[None], (A,) + box_f.shape),
-                                  my_team_lock[:, :B, None]], -1)
-    ramps_full = jnp.concatenate([jnp.broadcast_to(ramp_f[None], (A,) + ramp_f.shape),
-                                  my_team_lock[:, B:, None]], -1)
-    f32 = lambda x: x.astype(jnp.float32)  # noqa: E731
-    mask = lambda full, vis: full * vis[..., None]  # noqa: E731
+    boxes_full = jnp.concatenate(
+      [jnp.broadcast_to(box_f[None], (A,) + box_f.shape), my_team_lock[:, :B, None]], -1
+    )
+    ramps_full = jnp.concatenate(
+      [jnp.broadcast_to(ramp_f[None], (A,) + ramp_f.shape), my_team_lock[:, B:, None]], -1
+    )
+    f32 = lambda x: x.astype(jnp.float32)
+    mask = lambda full, vis: full * vis[..., None]
     obs = {
-        "self": self_f,
-        "agents": mask(agents_full, visible[:, :A]), "agents_mask": f32(visible[:, :A]),
-        "boxes": mask(boxes_full, visible[:, A:A + B]), "boxes_mask": f32(visible[:, A:A + B]),
-        "ramps": mask(ramps_full, visible[:, A + B:]), "ramps_mask": f32(visible[:, A + B:]),
-        "lidar": lidar,
-        "agents_full": agents_full, "agents_present": f32(present[:, :A]),
-        "boxes_full": boxes_full, "boxes_present": f32(present[:, A:A + B]),
-        "ramps_full": ramps_full, "ramps_present": f32(present[:, A + B:]),
+      "self": self_f,
+      "agents": mask(agents_full, visible[:, :A]),
+      "agents_mask": f32(visible[:, :A]),
+      "boxes": mask(boxes_full, visible[:, A : A + B]),
+      "boxes_mask": f32(visible[:, A : A + B]),
+      "ramps": mask(ramps_full, visible[:, A + B :]),
+      "ramps_mask": f32(visible[:, A + B :]),
+      "lidar": lidar,
+      "agents_full": agents_full,
+      "agents_present": f32(present[:, :A]),
+      "boxes_full": boxes_full,
+      "boxes_present": f32(present[:, A : A + B]),
+      "ramps_full": ramps_full,
+      "ramps_present": f32(present[:, A + B :]),
     }
     return obs, visible
 
@@ -732,8 +837,9 @@ def _place(key, half, on, regions, wall_pos, wall_size):
     hi = jnp.stack([allowed[e, 1], allowed[e, 3]]) - h
     cand = jax.random.uniform(k, (_PLACE_TRIES, 2), minval=lo, maxval=jnp.maximum(hi, lo + 1e-3))
     c_lo, c_hi = cand - h, cand + h
-    overlap = lambda a_lo, a_hi: jnp.any(  # noqa: E731
-        jnp.all((c_lo[:, None] < a_hi[None]) & (a_lo[None] < c_hi[:, None]), -1), -1)
+    overlap = lambda a_lo, a_hi: jnp.any(
+      jnp.all((c_lo[:, None] < a_hi[None]) & (a_lo[None] < c_hi[:, None]), -1), -1
+    )
     ex_lo, ex_hi = jnp.stack([excluded[e, 0], excluded[e, 2]]), jnp.stack([excluded[e, 1], excluded[e, 3]])
     bad = overlap(wall_lo, wall_hi) | overlap(placed_lo, placed_hi) | overlap(ex_lo[None], ex_hi[None])
     xy = cand[jnp.argmin(bad)]

@@ -9,14 +9,14 @@ The controllers read the true state (positions, doors, grabs), not the agents' o
 
 from __future__ import annotations
 
+from mjx_envs.hide_and_seek import scene as S
+from mjx_envs.hide_and_seek.env import N_BINS, NEUTRAL_BIN, HideAndSeekEnv
+
 import itertools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-from mjx_envs.hide_and_seek import scene as S
-from mjx_envs.hide_and_seek.env import N_BINS, NEUTRAL_BIN, HideAndSeekEnv
 
 _STEP = 2 * S.ACTION_LIM / (N_BINS - 1)
 
@@ -68,7 +68,7 @@ def quadrant_policy(env: HideAndSeekEnv):
     # Two doors: boxes 0, 1 to the doors by the cheaper matching; one door: the nearer box goes, the
     # other box's target is where it stands.
     cost = jnp.array([jnp.sum(jnp.linalg.norm(box[p] - plug, axis=-1)) for p in perms])
-    door_of_box = jnp.asarray(perms)[jnp.argmin(cost)]                        # [2]
+    door_of_box = jnp.asarray(perms)[jnp.argmin(cost)]  # [2]
     target = plug[door_of_box]
     needed = open_[door_of_box]
     only = jnp.argmax(open_)
@@ -78,20 +78,23 @@ def quadrant_policy(env: HideAndSeekEnv):
     target = jnp.where(one, jnp.where((jnp.arange(2) == nearer)[:, None], plug[only], box[:2]), target)
     # Hiders to boxes by the cheaper matching.
     hcost = jnp.array([jnp.sum(jnp.linalg.norm(pos[hiders[:2]][p] - box[:2], axis=-1)) for p in perms])
-    box_of_hider = jnp.asarray(perms)[jnp.argmin(hcost)]                      # [2]
+    box_of_hider = jnp.asarray(perms)[jnp.argmin(hcost)]  # [2]
 
     locked = info["locked"][:2] > 0
     placed = (jnp.linalg.norm(box[:2] - target, axis=-1) < 0.08) | locked | ~needed
     moves, grabs, locks, torques = [], [], [], []
     spots = jnp.array([[S.FLOOR_SIZE - 0.45, 0.45], [h + 0.45, 0.45], [S.FLOOR_SIZE - 0.45, h - 0.45]])
-    far = jnp.min(jnp.linalg.norm(spots[:, None] - jnp.where(open_[:, None], centres, 1e3)[None], axis=-1), -1)
+    far = jnp.min(
+      jnp.linalg.norm(spots[:, None] - jnp.where(open_[:, None], centres, 1e3)[None], axis=-1), -1
+    )
     hide = spots[jnp.argmax(far)]
     for i in range(2):
       b = box_of_hider[i]
       p, bx, tgt = pos[i], box[b], target[b]
       direction = (tgt - bx) / jnp.maximum(jnp.linalg.norm(tgt - bx), 1e-6)
-      behind = bx - direction * (S.BOX_HALF * (jnp.abs(direction[0]) + jnp.abs(direction[1]))
-                                 + S.AGENT_RADIUS + 0.04)
+      behind = bx - direction * (
+        S.BOX_HALF * (jnp.abs(direction[0]) + jnp.abs(direction[1])) + S.AGENT_RADIUS + 0.04
+      )
       # Come round the box rather than through it: aim beside it first while on its far side.
       side = jnp.array([-direction[1], direction[0]])
       side = jnp.where(jnp.dot(p - bx, side) < 0, -side, side)
@@ -138,7 +141,9 @@ def seekers_chase(env: HideAndSeekEnv):
     on = state.info["agent_on"] > 0
     hider_pos = jnp.where(on[:H, None], pos[:H], 1e3)
     nearest = hider_pos[jnp.argmin(jnp.linalg.norm(hider_pos[None] - pos[:, None], axis=-1), -1)]
-    move = jnp.concatenate([drive(pos, vel, nearest, gain=10.0), turn(yaw, _facing(pos, nearest))[:, None]], -1)
+    move = jnp.concatenate(
+      [drive(pos, vel, nearest, gain=10.0), turn(yaw, _facing(pos, nearest))[:, None]], -1
+    )
     move = jnp.where((jnp.arange(A) < H)[:, None], NEUTRAL_BIN, move)
     return {"move": move, "grab": jnp.zeros(A, jnp.int32), "lock": jnp.zeros(A, jnp.int32)}
 
@@ -148,7 +153,9 @@ def seekers_chase(env: HideAndSeekEnv):
 def rollout(env, policy, state, num_steps: int):
   """Runs `policy(state) -> actions` for `num_steps` steps (jittable; vmap over worlds outside).
   Returns (final state, the stacked states after each step)."""
+
   def body(s, _):
     s = env.step(s, policy(s))
     return s, s
+
   return jax.lax.scan(body, state, None, length=num_steps)

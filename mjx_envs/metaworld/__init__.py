@@ -8,12 +8,12 @@ deliberate difference from the reference; `tasks/<task>.py` one task each (objec
 success, scripted controller); `multitask.py` the MT10 batch.
 """
 
-import functools
-
 from mjx_envs import registry, scripted
 from mjx_envs.metaworld import tasks as _tasks
-from mjx_envs.metaworld.sawyer import SawyerEnv, Task, default_config
 from mjx_envs.metaworld.multitask import MT10_TASKS, make_mt10, mt10_default_config
+from mjx_envs.metaworld.sawyer import SawyerEnv, Task, default_config
+
+import functools
 
 
 def make_task(name: str, **config) -> SawyerEnv:
@@ -43,4 +43,12 @@ def _register_all():
 
 _register_all()
 
-__all__ = ["SawyerEnv", "Task", "make_task", "scripted_policy", "scripted_controller", "default_config", "MT10_TASKS"]
+__all__ = [
+  "SawyerEnv",
+  "Task",
+  "make_task",
+  "scripted_policy",
+  "scripted_controller",
+  "default_config",
+  "MT10_TASKS",
+]

@@ -16,15 +16,15 @@ evaluation build each task's EpisodeLimit -> EpisodeStats -> Batch -> AutoReset 
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
-
-import jax
-import jax.numpy as jnp
-
 from mjx_envs import wrappers
 from mjx_envs.core import ConfigError, Env, State
 from mjx_envs.metaworld import sawyer
 from mjx_envs.metaworld import tasks as _tasks
+
+from collections.abc import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
 
 MT10_TASKS = _tasks.MT10
 
@@ -38,14 +38,15 @@ class TaskId(wrappers.Wrapper):
 
   def _tag(self, state):
     one_hot = jax.nn.one_hot(self.index, self.num_tasks, dtype=state.obs.dtype)
-    return state.replace(obs=jnp.concatenate([state.obs, one_hot], -1),
-                         info={**state.info, "task_id": jnp.int32(self.index)})
+    return state.replace(
+      obs=jnp.concatenate([state.obs, one_hot], -1), info={**state.info, "task_id": jnp.int32(self.index)}
+    )
 
   def reset(self, rng):
     return self._tag(self.env.reset(rng))
 
   def step(self, state, action):
-    inner = state.replace(obs=state.obs[..., :-self.num_tasks])
+    inner = state.replace(obs=state.obs[..., : -self.num_tasks])
     return self._tag(self.env.step(inner, action))
 
   @property
@@ -65,8 +66,11 @@ def _shared(trees, n):
     if any(s != structs[0] for s in structs):
       continue
     leaves = [jax.tree.leaves(v) for v in vals]
-    if not all(getattr(l, "ndim", 0) >= 1 and l.shape[0] == n and l.shape[1:] == leaves[0][j].shape[1:]
-               for ls in leaves for j, l in enumerate(ls)):
+    if not all(
+      getattr(l, "ndim", 0) >= 1 and l.shape[0] == n and l.shape[1:] == leaves[0][j].shape[1:]
+      for ls in leaves
+      for j, l in enumerate(ls)
+    ):
       continue
     out[k] = jax.tree.map(lambda *xs: jnp.concatenate(xs, 0), *vals)
   return out
@@ -75,8 +79,13 @@ def _shared(trees, n):
 class MultiTask(Env):
   """T tasks x `envs_per_task` worlds stepped as one batch (see the module docstring)."""
 
-  def __init__(self, tasks: Sequence[Env], names: Sequence[str], envs_per_task: int,
-               member: Callable[[Env], Env] | None = None):
+  def __init__(
+    self,
+    tasks: Sequence[Env],
+    names: Sequence[str],
+    envs_per_task: int,
+    member: Callable[[Env], Env] | None = None,
+  ):
     if len(tasks) != len(names) or not tasks:
       raise ValueError("MultiTask needs one name per task and at least one task")
     if int(envs_per_task) < 1:
@@ -93,7 +102,7 @@ class MultiTask(Env):
     self.members = tuple(self._member(TaskId(t, i, self.num_tasks)) for i, t in enumerate(self.tasks))
     self.episode_length = min(getattr(t, "episode_length", sawyer.MAX_PATH_LENGTH) for t in tasks)
 
-  def with_members(self, wrap: Callable[[Env], Env], envs_per_task: int) -> "MultiTask":
+  def with_members(self, wrap: Callable[[Env], Env], envs_per_task: int) -> MultiTask:
     """The same tasks with `envs_per_task` worlds each, every task's batch built as wrap(TaskId(task))."""
     return MultiTask(self.tasks, self.task_names, envs_per_task, wrap)
 
@@ -111,18 +120,23 @@ class MultiTask(Env):
 
   def check_action(self, action) -> None:
     if getattr(action, "shape", None) is None or tuple(action.shape) != (self.num_envs, self.action_size):
-      raise ValueError(f"MultiTask: actions must have shape ({self.num_envs}, {self.action_size}) "
-                       f"(num_tasks x envs_per_task, action_size), got {getattr(action, 'shape', type(action))}")
+      raise ValueError(
+        f"MultiTask: actions must have shape ({self.num_envs}, {self.action_size}) "
+        f"(num_tasks x envs_per_task, action_size), got {getattr(action, 'shape', type(action))}"
+      )
 
   def _combine(self, states) -> State:
     n = self.envs_per_task
     info = _shared([s.info for s in states], n)
     info["task_id"] = jnp.repeat(jnp.arange(self.num_tasks, dtype=jnp.int32), n)
-    return State(pipeline_state=tuple(states),
-                 obs=jnp.concatenate([s.obs for s in states], 0),
-                 reward=jnp.concatenate([s.reward for s in states], 0),
-                 done=jnp.concatenate([s.done for s in states], 0),
-                 metrics=_shared([s.metrics for s in states], n), info=info)
+    return State(
+      pipeline_state=tuple(states),
+      obs=jnp.concatenate([s.obs for s in states], 0),
+      reward=jnp.concatenate([s.reward for s in states], 0),
+      done=jnp.concatenate([s.done for s in states], 0),
+      metrics=_shared([s.metrics for s in states], n),
+      info=info,
+    )
 
   def reset(self, rng) -> State:
     """One key -> T*N fresh worlds (task i's from the i-th split of the key)."""
@@ -135,8 +149,10 @@ class MultiTask(Env):
   def step(self, state: State, action: jax.Array) -> State:
     self.check_action(action)
     n = self.envs_per_task
-    states = [m.step(s, action[i * n:(i + 1) * n])
-              for i, (m, s) in enumerate(zip(self.members, state.pipeline_state))]
+    states = [
+      m.step(s, action[i * n : (i + 1) * n])
+      for i, (m, s) in enumerate(zip(self.members, state.pipeline_state))
+    ]
     return self._combine(states)
 
   def split(self, x):

@@ -36,15 +36,20 @@ def _sigmoid(x, value_at_1: float, sigmoid: str):
     return jnp.where(jnp.abs(sx) < 1, 1 - sx, 0.0)
   if sigmoid == "quadratic":
     sx = x * math.sqrt(1 - value_at_1)
-    return jnp.where(jnp.abs(sx) < 1, 1 - sx ** 2, 0.0)
+    return jnp.where(jnp.abs(sx) < 1, 1 - sx**2, 0.0)
   if sigmoid == "tanh_squared":
     scale = math.atanh(math.sqrt(1 - value_at_1))
     return 1 - jnp.tanh(x * scale) ** 2
   raise ValueError(f"unknown sigmoid {sigmoid!r}")
 
 
-def tolerance(x, bounds=(0.0, 0.0), margin=0.0, sigmoid: str = "gaussian",
-              value_at_margin: float = _DEFAULT_VALUE_AT_MARGIN):
+def tolerance(
+  x,
+  bounds=(0.0, 0.0),
+  margin=0.0,
+  sigmoid: str = "gaussian",
+  value_at_margin: float = _DEFAULT_VALUE_AT_MARGIN,
+):
   """1 where lower <= x <= upper, else a sigmoid of the distance to the nearer bound over `margin`
   (0 outside the bounds when margin is 0). `margin` may be an array (the reference computes it from the
   state); it must be >= 0."""
@@ -79,10 +84,18 @@ def rect_prism_tolerance(curr, zero, one):
   return jnp.where(inside, frac, 1.0)
 
 
-def gripper_caging_reward(action, obj_pos, reads, obj_radius: float, pad_success_thresh: float,
-                          object_reach_radius: float, xz_thresh: float,
-                          desired_gripper_effort: float = 1.0, high_density: bool = False,
-                          medium_density: bool = False):
+def gripper_caging_reward(
+  action,
+  obj_pos,
+  reads,
+  obj_radius: float,
+  pad_success_thresh: float,
+  object_reach_radius: float,
+  xz_thresh: float,
+  desired_gripper_effort: float = 1.0,
+  high_density: bool = False,
+  medium_density: bool = False,
+):
   """The Sawyer envs' `_gripper_caging_reward`: how well the pads cage `obj_pos` [..., 3] in y, the tcp's
   x-z distance to it, and (once caged) the closing effort action[..., 3].
 
@@ -96,15 +109,22 @@ def gripper_caging_reward(action, obj_pos, reads, obj_radius: float, pad_success
   pad_to_obj = jnp.abs(pad_y - obj_pos[..., 1:2])
   pad_to_objinit = jnp.abs(pad_y - obj_init[..., 1:2])
   caging_margin = jnp.abs(pad_to_objinit - pad_success_thresh)
-  caging_lr = tolerance(pad_to_obj, bounds=(obj_radius, pad_success_thresh), margin=caging_margin,
-                        sigmoid="long_tail")
+  caging_lr = tolerance(
+    pad_to_obj, bounds=(obj_radius, pad_success_thresh), margin=caging_margin, sigmoid="long_tail"
+  )
   caging_y = hamacher_product(caging_lr[..., 0], caging_lr[..., 1])
   tcp = reads["tcp_center"]
   xz = jnp.array([0, 2])
   xz_margin = jnp.linalg.norm(obj_init[..., xz] - reads["init_tcp"][..., xz], axis=-1) - xz_thresh
-  caging_xz = tolerance(jnp.linalg.norm(tcp[..., xz] - obj_pos[..., xz], axis=-1), bounds=(0, xz_thresh),
-                        margin=xz_margin, sigmoid="long_tail")
-  gripper_closed = jnp.minimum(jnp.maximum(0.0, action[..., -1]), desired_gripper_effort) / desired_gripper_effort
+  caging_xz = tolerance(
+    jnp.linalg.norm(tcp[..., xz] - obj_pos[..., xz], axis=-1),
+    bounds=(0, xz_thresh),
+    margin=xz_margin,
+    sigmoid="long_tail",
+  )
+  gripper_closed = (
+    jnp.minimum(jnp.maximum(0.0, action[..., -1]), desired_gripper_effort) / desired_gripper_effort
+  )
   caging = hamacher_product(caging_y, caging_xz)
   gripping = jnp.where(caging > 0.97, gripper_closed, 0.0)
   out = hamacher_product(caging, gripping)

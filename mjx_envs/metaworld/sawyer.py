@@ -56,16 +56,17 @@ and BENCHMARKS.md, "Meta-World"):
 
 from __future__ import annotations
 
+from mjx_envs.core import ConfigError, MjxEnv, State, camera_xml, check_impl, sanitize_action
+
 import dataclasses
-from typing import Any, Callable, Dict, Mapping, Tuple
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import mujoco
-from mujoco import mjx
 import numpy as np
-
-from mjx_envs.core import ConfigError, MjxEnv, State, camera_xml, check_impl, sanitize_action
+from mujoco import mjx
 
 MAX_PATH_LENGTH = 500
 TIMESTEP = 0.0025
@@ -73,11 +74,18 @@ FRAME_SKIP = 5
 ACTION_SCALE = 1.0 / 100
 HAND_SPACE = ((-0.525, 0.348, -0.0525), (0.525, 1.025, 0.7))  # the reference's obs clip for the hand
 TCP_BELOW_HAND = 0.045  # the end-effector sites are this far below the hand body
-CLAW_Y = 0.05           # claws' y offset from the hand at rest
+CLAW_Y = 0.05  # claws' y offset from the hand at rest
 WELD_SOLREF = (0.02, 1.0)
 HAND_MASS = 1.0
-INFO_KEYS = ("success", "near_object", "grasp_success", "grasp_reward", "in_place_reward", "obj_to_target",
-             "unscaled_reward")
+INFO_KEYS = (
+  "success",
+  "near_object",
+  "grasp_success",
+  "grasp_reward",
+  "in_place_reward",
+  "obj_to_target",
+  "unscaled_reward",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,38 +108,39 @@ class Task:
   assets_xml:  extra MJCF for <asset>/<default> (optional)
   touch_geoms: geoms whose contacts with each finger pad the reward reads (`env.pad_forces`)
   """
+
   name: str
   objects_xml: str
-  hand_init_pos: Tuple[float, float, float]
-  hand_low: Tuple[float, float, float]
-  hand_high: Tuple[float, float, float]
-  goal_low: Tuple[float, float, float]
-  goal_high: Tuple[float, float, float]
-  rand_low: Tuple[float, ...]
-  rand_high: Tuple[float, ...]
+  hand_init_pos: tuple[float, float, float]
+  hand_low: tuple[float, float, float]
+  hand_high: tuple[float, float, float]
+  goal_low: tuple[float, float, float]
+  goal_high: tuple[float, float, float]
+  rand_low: tuple[float, ...]
+  rand_high: tuple[float, ...]
   place: Callable
   objects: Callable
   reward: Callable
   reads: Callable = lambda env, data, ctx: {}
   valid: Callable = lambda rand_vec: jnp.bool_(True)
-  mocap_low: Tuple[float, float, float] | None = None
-  mocap_high: Tuple[float, float, float] | None = None
+  mocap_low: tuple[float, float, float] | None = None
+  mocap_high: tuple[float, float, float] | None = None
   assets_xml: str = ""
-  touch_geoms: Tuple[str, ...] = ()
+  touch_geoms: tuple[str, ...] = ()
 
 
-def default_config() -> Dict[str, Any]:
+def default_config() -> dict[str, Any]:
   return {
-      "episode_length": MAX_PATH_LENGTH,
-      "sim_dt": TIMESTEP,
-      "n_substeps": FRAME_SKIP,
-      "iterations": 10,
-      "ls_iterations": 10,
-      "fixed_rand_vecs": 0,       # 0: a fresh rand_vec per episode; N > 0: N vectors drawn once (50: the
-                                  # benchmark's protocol), each reset picks one
-      "rand_vec_seed": 0,
-      "impl": "auto",             # "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax", "warp"
-      "warp_max_envs": None,
+    "episode_length": MAX_PATH_LENGTH,
+    "sim_dt": TIMESTEP,
+    "n_substeps": FRAME_SKIP,
+    "iterations": 10,
+    "ls_iterations": 10,
+    "fixed_rand_vecs": 0,  # 0: a fresh rand_vec per episode; N > 0: N vectors drawn once (50: the
+    # benchmark's protocol), each reset picks one
+    "rand_vec_seed": 0,
+    "impl": "auto",  # "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax", "warp"
+    "warp_max_envs": None,
   }
 
 
@@ -140,8 +149,10 @@ def hand_xml(pos) -> str:
   that slide along y, each carrying a pad, and the reference's end-effector sites 0.045 m below."""
   x, y, z = pos
   claw = 'type="box" size="0.015 0.003 0.045" condim="4" margin="0.001"'
-  pad = ('type="box" size="0.015 0.003 0.045" condim="4" margin="0.001" friction="2 0.1 0.002" '
-         'solimp="0.95 0.99 0.01" solref="0.01 1" contype="1" conaffinity="1"')
+  pad = (
+    'type="box" size="0.015 0.003 0.045" condim="4" margin="0.001" friction="2 0.1 0.002" '
+    'solimp="0.95 0.99 0.01" solref="0.01 1" contype="1" conaffinity="1"'
+  )
   slide = 'type="slide" axis="0 1 0" armature="100" damping="1000" limited="true"'
   return f"""
     <body name="mocap" mocap="true" pos="{x} {y} {z}"/>
@@ -242,7 +253,9 @@ class SawyerEnv(MjxEnv):
     if not 0 < float(cfg["sim_dt"]) <= 0.02:
       raise ConfigError(f"metaworld/{task.name}: sim_dt must be in (0, 0.02], got {cfg['sim_dt']!r}")
     if int(cfg["fixed_rand_vecs"]) < 0:
-      raise ConfigError(f"metaworld/{task.name}: fixed_rand_vecs must be >= 0, got {cfg['fixed_rand_vecs']!r}")
+      raise ConfigError(
+        f"metaworld/{task.name}: fixed_rand_vecs must be >= 0, got {cfg['fixed_rand_vecs']!r}"
+      )
     self.task = task
     self.name = task.name
     self.config = dict(cfg)
@@ -252,10 +265,14 @@ class SawyerEnv(MjxEnv):
     # Contacts the reward reads: (left pad, g), (right pad, g) for each of the task's touch geoms.
     pads = [[mj_model.geom(p).id] for p in ("leftpad_geom", "rightpad_geom")]
     pairs = [(pad, [mj_model.geom(g).id]) for g in task.touch_geoms for pad in pads]
-    super().__init__(mj_model, n_substeps=int(cfg["n_substeps"]), impl=cfg["impl"],
-                     warp_max_envs=cfg["warp_max_envs"], contact_pairs=pairs,
-                     c_fields=("xpos", "xquat", "xmat", "xipos", "site_xpos", "site_xmat", "geom_xpos",
-                               "geom_xmat"))
+    super().__init__(
+      mj_model,
+      n_substeps=int(cfg["n_substeps"]),
+      impl=cfg["impl"],
+      warp_max_envs=cfg["warp_max_envs"],
+      contact_pairs=pairs,
+      c_fields=("xpos", "xquat", "xmat", "xipos", "site_xpos", "site_xmat", "geom_xpos", "geom_xmat"),
+    )
     m = mj_model
     self.ids = _Ids(m)
     self.mocap_low = np.asarray(task.mocap_low or task.hand_low, np.float32)
@@ -272,8 +289,9 @@ class SawyerEnv(MjxEnv):
     n = int(cfg["fixed_rand_vecs"])
     self.fixed_rand_vecs = None
     if n:
-      self.fixed_rand_vecs = np.asarray(jax.vmap(self.sample_rand_vec)(
-          jax.random.split(jax.random.PRNGKey(int(cfg["rand_vec_seed"])), n)))
+      self.fixed_rand_vecs = np.asarray(
+        jax.vmap(self.sample_rand_vec)(jax.random.split(jax.random.PRNGKey(int(cfg["rand_vec_seed"])), n))
+      )
 
   # -- construction ---------------------------------------------------------------------------------
 
@@ -283,16 +301,21 @@ class SawyerEnv(MjxEnv):
     d = mujoco.MjData(m)
     hand = self.ids
     d.mocap_pos[hand.hand_mocap] = self.hand_init_pos
-    d.qpos[hand.hand_qpos:hand.hand_qpos + 3] = self.hand_init_pos
+    d.qpos[hand.hand_qpos : hand.hand_qpos + 3] = self.hand_init_pos
     d.ctrl[:] = [-1.0, 1.0]
     mujoco.mj_forward(m, d)
     for _ in range(50 * self.n_substeps):
       mujoco.mj_step(m, d)
     qvel = np.zeros_like(d.qvel)  # start every episode at rest
-    return (np.array(d.qpos, np.float32), qvel.astype(np.float32), np.array(d.mocap_pos, np.float32),
-            np.array(d.mocap_quat, np.float32), np.array(d.ctrl, np.float32))
+    return (
+      np.array(d.qpos, np.float32),
+      qvel.astype(np.float32),
+      np.array(d.mocap_pos, np.float32),
+      np.array(d.mocap_quat, np.float32),
+      np.array(d.ctrl, np.float32),
+    )
 
-  def pad_forces(self, d: mjx.Data, geom: str) -> Tuple[jax.Array, jax.Array]:
+  def pad_forces(self, d: mjx.Data, geom: str) -> tuple[jax.Array, jax.Array]:
     """The summed normal contact force of the (left pad, right pad) on task touch geom `geom`."""
     _, force = self.pair_contacts(d)
     k = self.task.touch_geoms.index(geom)
@@ -323,7 +346,7 @@ class SawyerEnv(MjxEnv):
     gap = jnp.clip(jnp.linalg.norm(d.xpos[i.rightclaw] - d.xpos[i.leftclaw]) / 0.1, 0.0, 1.0)
     pos, quat = self.task.objects(self, d)
     k = pos.shape[0] // 3
-    parts = [jnp.concatenate([pos[3 * j:3 * j + 3], quat[4 * j:4 * j + 4]]) for j in range(k)]
+    parts = [jnp.concatenate([pos[3 * j : 3 * j + 3], quat[4 * j : 4 * j + 4]]) for j in range(k)]
     objs = jnp.concatenate(parts + [jnp.zeros((14 - 7 * k,))])
     return jnp.concatenate([hand, gap[None], objs]).astype(jnp.float32)
 
@@ -331,10 +354,14 @@ class SawyerEnv(MjxEnv):
     """[39] = clip([cur, prev, target]) to the reference's observation space."""
     return jnp.clip(jnp.concatenate([cur, prev, target]), self.obs_low, self.obs_high).astype(jnp.float32)
 
-  def reward_reads(self, d: mjx.Data, ctx: Mapping[str, jax.Array]) -> Dict[str, jax.Array]:
+  def reward_reads(self, d: mjx.Data, ctx: Mapping[str, jax.Array]) -> dict[str, jax.Array]:
     """Every state quantity a reward reads beyond the observation, by name (see `Task.reads`)."""
     i = self.ids
-    base = {"tcp_center": self.tcp_center(d), "left_pad": d.xipos[i.leftpad], "right_pad": d.xipos[i.rightpad]}
+    base = {
+      "tcp_center": self.tcp_center(d),
+      "left_pad": d.xipos[i.leftpad],
+      "right_pad": d.xipos[i.rightpad],
+    }
     # The reference's `init_left_pad`/`init_right_pad` are `get_body_com(...)` views into its live
     # `data.xpos`, so they always equal the pads' current positions (metaworld 3.1.1; the parity fixture
     # records them equal on every step). Parity keeps that: pick-place's caging margins read them.
@@ -352,24 +379,34 @@ class SawyerEnv(MjxEnv):
   def reset_to(self, rand_vec: jax.Array) -> State:
     """The episode that `rand_vec` [R] defines (objects and goal), from the settled hand."""
     rand_vec = jnp.asarray(rand_vec, jnp.float32)
-    d = self.make_data().replace(qpos=jnp.asarray(self._qpos0), qvel=jnp.asarray(self._qvel0),
-                                 mocap_pos=jnp.asarray(self._mocap_pos0),
-                                 mocap_quat=jnp.asarray(self._mocap_quat0), ctrl=jnp.asarray(self._ctrl0))
+    d = self.make_data().replace(
+      qpos=jnp.asarray(self._qpos0),
+      qvel=jnp.asarray(self._qvel0),
+      mocap_pos=jnp.asarray(self._mocap_pos0),
+      mocap_quat=jnp.asarray(self._mocap_quat0),
+      ctrl=jnp.asarray(self._ctrl0),
+    )
     d, ctx = self.task.place(self, d, rand_vec)
     ctx = {k: jnp.asarray(v, jnp.float32) for k, v in ctx.items()}
     d = d.replace(mocap_pos=d.mocap_pos.at[self.ids.goal_mocap].set(ctx["target_pos"]))
     d = self.reset_forward(d)
     i = self.ids
-    ctx = {**ctx, "init_tcp": self.tcp_center(d), "init_left_pad": d.xipos[i.leftpad],
-           "init_right_pad": d.xipos[i.rightpad], "hand_init_pos": jnp.asarray(self.hand_init_pos)}
+    ctx = {
+      **ctx,
+      "init_tcp": self.tcp_center(d),
+      "init_left_pad": d.xipos[i.leftpad],
+      "init_right_pad": d.xipos[i.rightpad],
+      "hand_init_pos": jnp.asarray(self.hand_init_pos),
+    }
     cur = self.current_obs(d)
     obs = self.observe(cur, cur, ctx["target_pos"])
     zero = jnp.zeros((), jnp.float32)
     reads = self.reward_reads(d, ctx)
     _, info = self.task.reward(obs, jnp.zeros((4,), jnp.float32), reads)
     info = {k: jnp.asarray(info[k], jnp.float32) for k in INFO_KEYS}
-    info.update({"target": ctx["target_pos"], "rand_vec": rand_vec, "prev": cur, "ctx": ctx,
-                 "diverged": zero})
+    info.update(
+      {"target": ctx["target_pos"], "rand_vec": rand_vec, "prev": cur, "ctx": ctx, "diverged": zero}
+    )
     metrics = {"success": zero, "is_success": zero, "bad_action": zero}
     return State(pipeline_state=d, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
 
@@ -391,12 +428,23 @@ class SawyerEnv(MjxEnv):
     reward = jnp.where(diverged, 0.0, reward).astype(jnp.float32)
     success = jnp.where(diverged, 0.0, info["success"])
     obs = jnp.where(diverged, state.obs, obs)
-    info.update({"target": ctx["target_pos"], "rand_vec": state.info["rand_vec"], "prev": cur, "ctx": ctx,
-                 "diverged": diverged.astype(jnp.float32)})
-    metrics = {"success": success, "is_success": jnp.maximum(state.metrics["is_success"], success),
-               "bad_action": bad}
-    return State(pipeline_state=d, obs=obs, reward=reward, done=diverged.astype(jnp.float32),
-                 metrics=metrics, info=info)
+    info.update(
+      {
+        "target": ctx["target_pos"],
+        "rand_vec": state.info["rand_vec"],
+        "prev": cur,
+        "ctx": ctx,
+        "diverged": diverged.astype(jnp.float32),
+      }
+    )
+    metrics = {
+      "success": success,
+      "is_success": jnp.maximum(state.metrics["is_success"], success),
+      "bad_action": bad,
+    }
+    return State(
+      pipeline_state=d, obs=obs, reward=reward, done=diverged.astype(jnp.float32), metrics=metrics, info=info
+    )
 
   @property
   def observation_size(self):
@@ -406,6 +454,7 @@ class SawyerEnv(MjxEnv):
 @dataclasses.dataclass(frozen=True)
 class _Ids:
   """Indices into the model the env reads."""
+
   hand: int
   rightclaw: int
   leftclaw: int

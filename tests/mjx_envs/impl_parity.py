@@ -6,11 +6,12 @@ the same JAX code, so the start states agree to float32 rounding), then step the
 Returns the largest absolute difference per step of each observation entry, so a family's test states its
 measured tolerance over a short horizon (contacts make longer horizons chaotic in both engines).
 """
+
+import mjx_envs
+
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-import mjx_envs
 
 
 def _actions(env, key, batch):

@@ -1,12 +1,13 @@
 """Goal generators, the success test and Bob's reward, as pure functions (no physics)."""
-import jax
-import jax.numpy as jnp
-import numpy as np
-import pytest
 
 import mjx_envs
 from mjx_envs.blocks import goals as G
 from mjx_envs.blocks.scene import BLOCK_HALF, TABLE_Z
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
 
 
 def _pose(x, y, z=TABLE_Z + BLOCK_HALF, yaw=0.0):
@@ -52,12 +53,12 @@ def test_bob_reward_table(push2):
   one = G.pad(jnp.stack([_pose(1.4, 0.7), _pose(1.2, 0.9)]))
   r = lambda prev, now: float(push2.compute_reward(now, goal, {"prev_achieved_goal": prev}))
   assert r(away, away) == 0.0
-  assert r(away, one) == 1.0            # first object reaches its goal
-  assert r(one, one) == 0.0             # staying there earns nothing more
-  assert r(one, away) == -1.0           # leaving it again
-  assert r(one, goal) == 1.0 + 5.0      # second object placed completes the goal
+  assert r(away, one) == 1.0  # first object reaches its goal
+  assert r(one, one) == 0.0  # staying there earns nothing more
+  assert r(one, away) == -1.0  # leaving it again
+  assert r(one, goal) == 1.0 + 5.0  # second object placed completes the goal
   assert r(away, goal) == 2.0 + 5.0
-  assert r(goal, goal) == 0.0           # the bonus is paid once
+  assert r(goal, goal) == 0.0  # the bonus is paid once
   assert r(goal, one) == -1.0
   # Vectorised over any batch shape.
   prev = jnp.stack([away, one, goal])
@@ -117,6 +118,7 @@ def _up_axis(quat):
 def _next_goals(task, n, num=256):
   """Second holdout goals, from (a) exactly where the first goal put the blocks and (b) the first goal
   with block 0 held in the air at a random tilt: (current [2, num, n, 7], goal [2, num, n, 7])."""
+
   def one(key):
     k0, k1, k2, k3, k4, k5 = jax.random.split(key, 6)
     start = G.on_table(G.sample_cells(k0, n, 1.0), G.yaw_quat(jax.random.uniform(k1, (n,), maxval=6.3)))

@@ -1,18 +1,19 @@
 """The block world in MJX: shapes, determinism, physics sanity, rewards, and the scripted-success bars."""
+
+import mjx_envs
+from mjx_envs import core, scripted
+from mjx_envs.blocks import goal_features, scripted_controller
+from mjx_envs.blocks import goals as G
+from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_Z
+
 import types
 
 import jax
 import jax.numpy as jnp
-from mujoco import mjx
 import mujoco
 import numpy as np
 import pytest
-
-import mjx_envs
-from mjx_envs import core, scripted
-from mjx_envs.blocks import goals as G
-from mjx_envs.blocks import goal_features, scripted_controller
-from mjx_envs.blocks.scene import BLOCK_HALF, MAX_OBJECTS, TABLE_Z
+from mujoco import mjx
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +78,11 @@ def test_nan_and_out_of_range_actions_are_sanitised(fns, batch):
   state = fns[1](batch, action)
   bad = np.asarray(state.metrics["bad_action"])
   np.testing.assert_array_equal(bad[:4], [1, 1, 1, 0])
-  assert all(np.all(np.isfinite(np.asarray(x))) for x in jax.tree.leaves(state.pipeline_state)
-             if jnp.issubdtype(x.dtype, jnp.floating))
+  assert all(
+    np.all(np.isfinite(np.asarray(x)))
+    for x in jax.tree.leaves(state.pipeline_state)
+    if jnp.issubdtype(x.dtype, jnp.floating)
+  )
   # The clipped 7.0 moves the gripper no further than a full +1 step (0.05 m).
   moved = state.obs["robot"][1, 0] - batch.obs["robot"][1, 0]
   assert 0.0 < float(moved) <= 0.05 + 1e-3
@@ -102,7 +106,7 @@ def test_scripted_push_bar_reward_and_determinism(push1_runs):
   rewards = np.asarray(trace["reward"])
   for ep in np.nonzero(success)[0]:
     assert rewards[first[ep], ep] == 6.0
-    assert rewards[:first[ep], ep].sum() == 0.0
+    assert rewards[: first[ep], ep].sum() == 0.0
     assert trace["done"][first[ep], ep] == 1.0  # the episode terminates on success
   # Same key, same trajectory; another key, another one.
   final2, trace2 = run(jax.random.PRNGKey(1))
@@ -147,12 +151,19 @@ def test_block_angular_velocity_is_in_the_world_frame(env, fns, batch):
   w_body = np.array([[1, 0, 0], [0, c, -s], [0, s, c]]).T @ w_world
   d = batch.pipeline_state
   # 0.3 m up, clear of the gripper (its top is ~0.23 m above the table) and of the other block.
-  pose = jnp.concatenate([d.qpos[:, qa:qa + 2], jnp.full((16, 1), TABLE_Z + 0.3),
-                          jnp.tile(jnp.array([np.cos(tilt / 2), np.sin(tilt / 2), 0.0, 0.0]), (16, 1))], -1)
-  d = d.replace(qpos=d.qpos.at[:, qa:qa + 7].set(pose), qvel=d.qvel.at[:, va + 3:va + 6].set(w_body))
+  pose = jnp.concatenate(
+    [
+      d.qpos[:, qa : qa + 2],
+      jnp.full((16, 1), TABLE_Z + 0.3),
+      jnp.tile(jnp.array([np.cos(tilt / 2), np.sin(tilt / 2), 0.0, 0.0]), (16, 1)),
+    ],
+    -1,
+  )
+  d = d.replace(qpos=d.qpos.at[:, qa : qa + 7].set(pose), qvel=d.qvel.at[:, va + 3 : va + 6].set(w_body))
   state = fns[1](batch.replace(pipeline_state=d), jnp.zeros((16, 6)))
-  np.testing.assert_allclose(np.asarray(state.obs["objects"][:, 0, 10:13]), np.tile(w_world, (16, 1)),
-                             atol=1e-3)
+  np.testing.assert_allclose(
+    np.asarray(state.obs["objects"][:, 0, 10:13]), np.tile(w_world, (16, 1)), atol=1e-3
+  )
 
 
 GRASP_XY = np.array([1.3, 0.7])
@@ -162,8 +173,8 @@ def _lay_out(env, batch):
   """`batch` with block 0 axis-aligned at GRASP_XY and block 1 far away, in every env."""
   qa = [env.mj_model.joint(f"object{i}").qposadr[0] for i in range(2)]
   d = batch.pipeline_state
-  qpos = d.qpos.at[:, qa[0]:qa[0] + 7].set(jnp.array([*GRASP_XY, TABLE_Z + BLOCK_HALF, 1, 0, 0, 0]))
-  qpos = qpos.at[:, qa[1]:qa[1] + 7].set(jnp.array([1.7, 1.1, TABLE_Z + BLOCK_HALF, 1, 0, 0, 0]))
+  qpos = d.qpos.at[:, qa[0] : qa[0] + 7].set(jnp.array([*GRASP_XY, TABLE_Z + BLOCK_HALF, 1, 0, 0, 0]))
+  qpos = qpos.at[:, qa[1] : qa[1] + 7].set(jnp.array([1.7, 1.1, TABLE_Z + BLOCK_HALF, 1, 0, 0, 0]))
   return batch.replace(pipeline_state=d.replace(qpos=qpos))
 
 
@@ -171,10 +182,15 @@ def _servo(env, state, target, yaw, pitch, finger):
   """Actions [B, 6] that steer the tcp to `target` [B, 3] and the wrist to `yaw`, `pitch` [B]; `finger`
   [B] is the finger action (+1 opens, -1 closes)."""
   tcp, wrist = state.pipeline_state.site_xpos[:, env.gripper.tcp_site], state.info["wrist"]
-  return jnp.concatenate([jnp.clip((target - tcp) / 0.05, -1, 1),
-                          jnp.clip((yaw - wrist[:, 0]) / 0.2, -1, 1)[:, None],
-                          jnp.clip((pitch - wrist[:, 1]) / 0.2, -1, 1)[:, None],
-                          jnp.asarray(finger, jnp.float32)[:, None]], -1)
+  return jnp.concatenate(
+    [
+      jnp.clip((target - tcp) / 0.05, -1, 1),
+      jnp.clip((yaw - wrist[:, 0]) / 0.2, -1, 1)[:, None],
+      jnp.clip((pitch - wrist[:, 1]) / 0.2, -1, 1)[:, None],
+      jnp.asarray(finger, jnp.float32)[:, None],
+    ],
+    -1,
+  )
 
 
 def test_gripped_flag_comes_from_the_finger_contacts(env, fns, batch):
@@ -210,9 +226,15 @@ def test_mocap_target_moves_in_equal_substeps(env, monkeypatch, impl):
 
     def step_and_record(m, d):
       d = mjx.step(m, d)
-      jax.debug.callback(lambda *x: record.append([np.asarray(v) for v in x]),
-                         d.mocap_pos[0], d.mocap_quat[0], d.qvel, ordered=True)
+      jax.debug.callback(
+        lambda *x: record.append([np.asarray(v) for v in x]),
+        d.mocap_pos[0],
+        d.mocap_quat[0],
+        d.qvel,
+        ordered=True,
+      )
       return d
+
     patch = (core, "mjx", types.SimpleNamespace(step=step_and_record))
   else:
     assert env.impl == "c"
@@ -221,6 +243,7 @@ def test_mocap_target_moves_in_equal_substeps(env, monkeypatch, impl):
     def mj_step(m, d, *n):
       mujoco.mj_step(m, d, *n)
       record.append([d.mocap_pos[0].copy(), d.mocap_quat[0].copy(), d.qvel.copy()])
+
     patch = (cphysics, "mujoco", types.SimpleNamespace(**{**vars(mujoco), "mj_step": mj_step}))
 
   state = jax.jit(env.reset)(jax.random.PRNGKey(0))
@@ -237,9 +260,9 @@ def test_mocap_target_moves_in_equal_substeps(env, monkeypatch, impl):
   np.testing.assert_allclose(moves, np.broadcast_to(moves[:, :1], moves.shape), atol=1e-6)
   yaw = 2 * np.arctan2(quat[15:, 3], quat[15:, 0])
   np.testing.assert_allclose(np.diff(np.concatenate([[0.0], yaw])), 0.04, atol=1e-4)
-  speed = np.linalg.norm(qvel[:15, g.free_qvel:g.free_qvel + 3], axis=-1)
+  speed = np.linalg.norm(qvel[:15, g.free_qvel : g.free_qvel + 3], axis=-1)
   assert speed.max() < 1.1, speed.round(3)
-  spin = np.linalg.norm(qvel[15:, g.free_qvel + 3:g.free_qvel + 6], axis=-1)
+  spin = np.linalg.norm(qvel[15:, g.free_qvel + 3 : g.free_qvel + 6], axis=-1)
   assert spin.max() < 5.5, spin.round(2)
 
 
@@ -261,8 +284,10 @@ def test_pitched_fingers_stay_out_of_the_table(env, fns, batch):
   state = _lay_out(env, batch)
   g, d = env.gripper, state.pipeline_state
   start = jnp.array([1.5, 0.45, TABLE_Z + 0.15])
-  d = d.replace(qpos=d.qpos.at[:, g.free_qpos:g.free_qpos + 3].set(start),
-                mocap_pos=d.mocap_pos.at[:, g.mocap].set(start))
+  d = d.replace(
+    qpos=d.qpos.at[:, g.free_qpos : g.free_qpos + 3].set(start),
+    mocap_pos=d.mocap_pos.at[:, g.mocap].set(start),
+  )
   state = state.replace(pipeline_state=jax.vmap(env.reset_forward)(d))
   i = np.arange(16)
   yaw = jnp.asarray(np.pi / 4 * (i % 4))
@@ -299,7 +324,7 @@ def test_held_block_does_not_creep_and_a_stack_rests(env, fns, batch, impl):
   qa = [env.mj_model.joint(f"object{i}").qposadr[0] for i in range(2)]
   tower = jnp.array([*GRASP_XY, TABLE_Z + 3 * BLOCK_HALF, 1, 0, 0, 0])
   d = state.pipeline_state
-  state = state.replace(pipeline_state=d.replace(qpos=d.qpos.at[2:, qa[1]:qa[1] + 7].set(tower)))
+  state = state.replace(pipeline_state=d.replace(qpos=d.qpos.at[2:, qa[1] : qa[1] + 7].set(tower)))
   yaw = jnp.zeros(16).at[1].set(np.pi / 4)
   hold = (jnp.arange(16) < 2)[:, None]
   grasp = jnp.array([*GRASP_XY, TABLE_Z + BLOCK_HALF - 0.012])
@@ -328,6 +353,7 @@ def test_mjx_jax_agrees_with_the_c_backend():
   under the same random actions (2 blocks). Measured 2026-11-25 (4 worlds x 10 steps): every observation
   entry within 9e-5; the bar is 1e-3."""
   import impl_parity  # pylint: disable=import-outside-toplevel
+
   diffs, diverged = impl_parity.max_diff("BlocksPush", batch=4, steps=10, num_objects=2)
   assert diverged == 0
   worst = {k: float(v.max()) for k, v in diffs.items()}

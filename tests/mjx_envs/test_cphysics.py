@@ -6,30 +6,31 @@ state the backend carries (`CData._impl.state`), then replays the same worlds in
 `mujoco.mj_step` (no project code), feeding each control step the inputs the next recorded state holds,
 and compares every state bit for bit, plus the float32 fields the env reads. Compiles in seconds (no MJX).
 """
-import jax
-import jax.numpy as jnp
-import mujoco
-import numpy as np
-import pytest
 
 import mjx_envs
 from mjx_envs import cphysics
 from mjx_envs.blocks.selfplay import BlocksSelfPlay
 from mjx_envs.metaworld.multitask import MultiTask
 
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+import pytest
+
 SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
 B, K = 3, 12  # worlds, control steps
 
 # name, overrides, how the family moves its mocap bodies within a control step
 CASES = [
-    ("FetchPickAndPlace", {}, ("pos",)),
-    ("FetchPush", {}, ("pos",)),
-    ("BlocksPush", {"num_objects": 2}, ("pos", "quat")),
-    ("BlocksSelfPlay", {"num_objects": 1}, ("pos", "quat")),
-    ("metaworld/push-v3", {}, ()),
-    ("metaworld/drawer-open-v3", {}, ()),
-    ("MT10", {"envs_per_task": 1}, ()),
-    ("HideAndSeekQuadrant", {}, ()),
+  ("FetchPickAndPlace", {}, ("pos",)),
+  ("FetchPush", {}, ("pos",)),
+  ("BlocksPush", {"num_objects": 2}, ("pos", "quat")),
+  ("BlocksSelfPlay", {"num_objects": 1}, ("pos", "quat")),
+  ("metaworld/push-v3", {}, ()),
+  ("metaworld/drawer-open-v3", {}, ()),
+  ("MT10", {"envs_per_task": 1}, ()),
+  ("HideAndSeekQuadrant", {}, ()),
 ]
 
 
@@ -110,23 +111,29 @@ def test_c_backend_equals_plain_c_rollout(name, overrides, interp):
     for b in range(states[0][j].shape[0]):
       per_world = [None if f[j] is None else {k: v[b] for k, v in f[j].items()} for f in fields[1:]]
       model = _copy(m)
-      replay, d = _replay(model, member.n_substeps, states[0][j][b], [s[j][b] for s in states[1:]],
-                          per_world, interp)
+      replay, d = _replay(
+        model, member.n_substeps, states[0][j][b], [s[j][b] for s in states[1:]], per_world, interp
+      )
       for k, got in enumerate(replay):
         want = states[k + 1][j][b]
-        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), \
-            f"{name} member {j} world {b}: state differs from plain C at control step {k + 1}"
+        assert np.array_equal(got.view(np.uint64), want.view(np.uint64)), (
+          f"{name} member {j} world {b}: state differs from plain C at control step {k + 1}"
+        )
       moved |= not np.array_equal(states[0][j][b], states[-1][j][b])
       # The float32 fields the env reads are C's, rounded.
       np.testing.assert_array_equal(np.asarray(data.qpos[b]), d.qpos.astype(np.float32))
       for f in member.cphysics.fields:
-        np.testing.assert_array_equal(np.asarray(getattr(data, f)[b]).reshape(-1),
-                                      np.asarray(getattr(d, f), np.float32).reshape(-1), err_msg=f)
+        np.testing.assert_array_equal(
+          np.asarray(getattr(data, f)[b]).reshape(-1),
+          np.asarray(getattr(d, f), np.float32).reshape(-1),
+          err_msg=f,
+        )
   assert moved, f"{name}: nothing moved in {K} random steps"
 
 
 def _copy(m):
   import copy  # pylint: disable=import-outside-toplevel
+
   return copy.copy(m)
 
 
@@ -141,10 +148,11 @@ def test_a_diverged_c_state_ends_the_episode_and_writes_merge_by_entry():
   qpos = env.cphysics.slices["qpos"]
   d = state.pipeline_state
   moved = state.replace(pipeline_state=d.replace(qpos=d.qpos.at[0].add(0.01)))
-  merged = env.cphysics.merge(exact[None], {f: np.asarray(getattr(moved.pipeline_state, f))[None]
-                                             for f in env.cphysics.slices})[0]
+  merged = env.cphysics.merge(
+    exact[None], {f: np.asarray(getattr(moved.pipeline_state, f))[None] for f in env.cphysics.slices}
+  )[0]
   changed = np.nonzero(merged != exact)[0]
-  assert changed.tolist() == [qpos.start], changed          # only the entry written
+  assert changed.tolist() == [qpos.start], changed  # only the entry written
   ok = step(moved, jnp.zeros(4))
   assert float(ok.info["diverged"]) == 0
   poisoned = state.replace(pipeline_state=d.replace(qvel=d.qvel.at[3].set(jnp.nan)))

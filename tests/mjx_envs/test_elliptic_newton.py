@@ -1,5 +1,9 @@
 """The block-wise elliptic Newton Hessian (mjx_envs/elliptic_newton.py) gives MJX's own solver result, stays
 finite where MJX's own goes NaN (a resting contact set), and steps aside when MJX's private code changes."""
+
+import mjx_envs
+from mjx_envs import elliptic_newton
+
 import importlib.metadata
 import os
 import warnings
@@ -7,12 +11,9 @@ import warnings
 import jax
 import jax.numpy as jnp
 import mujoco
-from mujoco import mjx
 import numpy as np
 import pytest
-
-import mjx_envs
-from mjx_envs import elliptic_newton
+from mujoco import mjx
 from mujoco.mjx._src import solver as mjx_solver
 
 # Contacts of condim 3, 4 and 6 with mixed addresses, objects resting and sliding (cone middle zone).
@@ -43,9 +44,9 @@ REST_XML = """
 # test_mjx_private_functions_are_the_validated_ones means MJX changed the code the patch replaces or reads.
 SIGNATURE = ("m", "d", "ctx")
 SOURCE_SHA256 = {
-    "_update_gradient": "47fd0bb3d3369dde3f611aef6b400b5a201bd4f35a05f615b9fa13a4b1e4221d",
-    "_update_constraint": "fecda1b36c8f241c3c8f78f366a8d3187ed351ba5d8d7a3259d86eab8c23372b",
-    "Context": "078cf3f75b76cc23165d42d356e31a0468240c8f5ff7419328250a9e3e3c66f9",
+  "_update_gradient": "47fd0bb3d3369dde3f611aef6b400b5a201bd4f35a05f615b9fa13a4b1e4221d",
+  "_update_constraint": "fecda1b36c8f241c3c8f78f366a8d3187ed351ba5d8d7a3259d86eab8c23372b",
+  "Context": "078cf3f75b76cc23165d42d356e31a0468240c8f5ff7419328250a9e3e3c66f9",
 }
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 
@@ -57,7 +58,7 @@ def _forward_both():
   rng = np.random.default_rng(0)
   qvel = np.zeros(mm.nv, np.float32)
   for b in range(4):  # lateral sliding velocities: friction in the cone's middle zone
-    qvel[6 * b:6 * b + 2] = rng.normal(0, 0.5, 2)
+    qvel[6 * b : 6 * b + 2] = rng.normal(0, 0.5, 2)
   d = d.replace(qvel=jnp.asarray(qvel))
   d = jax.jit(lambda d: mjx.step(m, d))(d)  # settle contacts, fill the warm start
 
@@ -72,22 +73,26 @@ def _forward_both():
   def newton_directions(d):
     # one Newton direction M^-1 grad from the same solver context, by MJX's function and by ours
     ctx = mjx_solver._update_constraint(m, d, mjx_solver.Context.create(m, d.replace(qacc=d.qacc_smooth)))
-    return (elliptic_newton._LIBRARY_UPDATE_GRADIENT(m, d, ctx).Mgrad,
-            elliptic_newton._update_gradient(m, d, ctx).Mgrad, ctx.h)
+    return (
+      elliptic_newton._LIBRARY_UPDATE_GRADIENT(m, d, ctx).Mgrad,
+      elliptic_newton._update_gradient(m, d, ctx).Mgrad,
+      ctx.h,
+    )
 
   return lib, fast(d), jax.jit(newton_directions)(lib)
 
 
 def test_same_hessian_and_solution_as_mjx_and_the_patch_is_scoped():
   lib, fast, (mgrad_lib, mgrad_fast, cone_h) = _forward_both()
-  assert float(np.abs(np.asarray(cone_h)).max()) > 0            # some contact in the cone's middle zone
+  assert float(np.abs(np.asarray(cone_h)).max()) > 0  # some contact in the cone's middle zone
   np.testing.assert_allclose(np.asarray(mgrad_fast), np.asarray(mgrad_lib), rtol=1e-4, atol=1e-5)
   assert float(np.abs(np.asarray(mgrad_lib)).max()) > 1e-3
-  assert int(np.sum(np.asarray(lib._impl.contact.dist) < 0)) >= 4     # several contacts in touch
-  assert float(np.abs(np.asarray(lib._impl.efc_force)).max()) > 1.0    # real constraint forces
+  assert int(np.sum(np.asarray(lib._impl.contact.dist) < 0)) >= 4  # several contacts in touch
+  assert float(np.abs(np.asarray(lib._impl.efc_force)).max()) > 1.0  # real constraint forces
   np.testing.assert_allclose(np.asarray(fast.qacc), np.asarray(lib.qacc), rtol=2e-4, atol=2e-3)
-  np.testing.assert_allclose(np.asarray(fast._impl.efc_force), np.asarray(lib._impl.efc_force),
-                             rtol=2e-4, atol=2e-3)
+  np.testing.assert_allclose(
+    np.asarray(fast._impl.efc_force), np.asarray(lib._impl.efc_force), rtol=2e-4, atol=2e-3
+  )
   # outside the block MJX is the library's own
   assert mjx_solver._update_gradient is elliptic_newton._LIBRARY_UPDATE_GRADIENT
 
@@ -127,15 +132,18 @@ def test_resting_contacts_with_a_tiny_tangential_residual_no_nan_and_mjx_directi
   def directions():
     small, big = context(2e-6), context(2e-2)
     big = big.replace(Ma=small.Ma, qfrc_constraint=small.qfrc_constraint)  # the same gradient
-    return (elliptic_newton._LIBRARY_UPDATE_GRADIENT(m, d, small).Mgrad,
-            elliptic_newton._update_gradient(m, d, small).Mgrad,
-            elliptic_newton._LIBRARY_UPDATE_GRADIENT(m, d, big).Mgrad,
-            elliptic_newton._update_gradient(m, d, big).Mgrad, small.h)
+    return (
+      elliptic_newton._LIBRARY_UPDATE_GRADIENT(m, d, small).Mgrad,
+      elliptic_newton._update_gradient(m, d, small).Mgrad,
+      elliptic_newton._LIBRARY_UPDATE_GRADIENT(m, d, big).Mgrad,
+      elliptic_newton._update_gradient(m, d, big).Mgrad,
+      small.h,
+    )
 
   lib_small, ours_small, lib_big, ours_big, h_small = (np.asarray(x) for x in directions())
-  assert int(np.sum(h_small[:, 0, 0] > 0)) == 8                      # all eight in the middle zone
+  assert int(np.sum(h_small[:, 0, 0] > 0)) == 8  # all eight in the middle zone
   assert np.linalg.eigvalsh(h_small.astype(np.float64)).min() < -1.0  # MJX's clamped blocks: indefinite
-  assert np.isnan(lib_small).all()                                  # MJX's own function: NaN
+  assert np.isnan(lib_small).all()  # MJX's own function: NaN
   assert np.isfinite(ours_small).all()
   scale = np.abs(lib_big).max()
   assert scale > 1.0
@@ -151,7 +159,9 @@ def test_clamped_cholesky():
   b = rng.normal(size=(14, 14)).astype(np.float32)
   spd = jnp.asarray(b @ b.T + 0.1 * np.eye(14, dtype=np.float32))
   chol = jax.jit(elliptic_newton._cholesky_clamped)
-  np.testing.assert_allclose(np.asarray(chol(spd)), np.asarray(jnp.linalg.cholesky(spd)), rtol=1e-4, atol=1e-4)
+  np.testing.assert_allclose(
+    np.asarray(chol(spd)), np.asarray(jnp.linalg.cholesky(spd)), rtol=1e-4, atol=1e-4
+  )
   singular = jnp.asarray([[1.0, 1.0], [1.0, np.nextafter(np.float32(1), np.float32(0))]], jnp.float32)
   assert np.isnan(np.asarray(jax.scipy.linalg.cho_factor(singular)[0])).any()
   low = np.asarray(chol(singular), np.float64)
@@ -177,14 +187,15 @@ def test_fetch_push_resting_object_stays_finite_and_on_the_reference():
     def body(s, _):
       s = jax.vmap(env.step)(s, jnp.zeros((goals.shape[0], 4)))
       return s, (s.pipeline_state.qpos, s.obs["observation"], s.info["diverged"])
+
     return jax.lax.scan(body, s0, None, length=n)[1]
 
   qpos, obs, diverged = (np.asarray(x) for x in run(s0))
   assert np.isfinite(qpos).all() and not diverged.any()
-  ours = np.concatenate([np.asarray(s0.obs["observation"])[None], obs]).swapaxes(0, 1)   # [P, n + 1, D]
-  ref = dyn["FetchPush/zero/obs"][:, :n + 1]
-  assert np.linalg.norm(ours[..., 0:3] - ref[..., 0:3], axis=-1).max() < 0.003      # gripper
-  assert np.linalg.norm(ours[..., 3:6] - ref[..., 3:6], axis=-1).max() < 0.003      # object
+  ours = np.concatenate([np.asarray(s0.obs["observation"])[None], obs]).swapaxes(0, 1)  # [P, n + 1, D]
+  ref = dyn["FetchPush/zero/obs"][:, : n + 1]
+  assert np.linalg.norm(ours[..., 0:3] - ref[..., 0:3], axis=-1).max() < 0.003  # gripper
+  assert np.linalg.norm(ours[..., 3:6] - ref[..., 3:6], axis=-1).max() < 0.003  # object
 
 
 def test_mjx_private_functions_are_the_validated_ones():
@@ -192,10 +203,12 @@ def test_mjx_private_functions_are_the_validated_ones():
   (`_update_constraint`, `Context`): the patch must then be re-validated before it is used again (until then
   `fast_elliptic_newton` leaves MJX's own function in place, with a warning)."""
   version = importlib.metadata.version("mujoco-mjx")
-  redo = (f"mujoco-mjx {version} changed MJX's private solver code that mjx_envs/elliptic_newton.py replaces "
-          f"(validated with {elliptic_newton.VALIDATED_MJX}): re-validate the patch against it (this file's tests, "
-          f"the Meta-World drawer step time, FetchPush at rest), then record the new signature / sha256 here and "
-          f"in elliptic_newton.SIGNATURE / SOURCE_SHA256, and the mujoco-mjx cap in pyproject.toml")
+  redo = (
+    f"mujoco-mjx {version} changed MJX's private solver code that mjx_envs/elliptic_newton.py replaces "
+    f"(validated with {elliptic_newton.VALIDATED_MJX}): re-validate the patch against it (this file's tests, "
+    f"the Meta-World drawer step time, FetchPush at rest), then record the new signature / sha256 here and "
+    f"in elliptic_newton.SIGNATURE / SOURCE_SHA256, and the mujoco-mjx cap in pyproject.toml"
+  )
   assert tuple(p for p, _ in elliptic_newton.signature_of(mjx_solver._update_gradient)) == SIGNATURE, redo
   for name, sha in SOURCE_SHA256.items():
     assert elliptic_newton.source_sha256(getattr(mjx_solver, name)) == sha, f"{name}: {redo}"
@@ -210,14 +223,17 @@ def test_changed_mjx_falls_back_to_mjx_with_one_warning(monkeypatch, change):
   calls = []
 
   if change == "signature":
+
     def replacement(m, d, ctx, extra=None):
       del extra
       calls.append(1)
       return library(m, d, ctx)
   else:
+
     def replacement(m, d, ctx):  # same signature, other source
       calls.append(1)
       return library(m, d, ctx)
+
   if change == "missing":
     monkeypatch.delattr(mjx_solver, "_update_gradient")
   else:
@@ -226,7 +242,7 @@ def test_changed_mjx_falls_back_to_mjx_with_one_warning(monkeypatch, change):
   with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     for _ in range(3):
-      with elliptic_newton.fast_elliptic_newton():       # no crash, nothing patched
+      with elliptic_newton.fast_elliptic_newton():  # no crash, nothing patched
         if change == "missing":
           assert not hasattr(mjx_solver, "_update_gradient")
         else:

@@ -4,6 +4,11 @@ Compiled functions are kept few: per task ONE rollout of a batch that holds both
 episodes (given actions; the reset statistics, action semantics, NaN handling, determinism and reward
 checks slice them) and N_SCRIPTED[task] episodes driven by the scripted controller (the success bars).
 """
+
+import mjx_envs
+from mjx_envs.fetch import scripted_controller
+from mjx_envs.fetch.env import AIR_MAX, mat2euler
+
 import json
 import os
 
@@ -13,22 +18,26 @@ import numpy as np
 import pytest
 
 from benchmarks import fetch_parity
-import mjx_envs
-from mjx_envs.fetch import scripted_controller
-from mjx_envs.fetch.env import AIR_MAX, mat2euler
 
 TASKS = ["FetchReach", "FetchPush", "FetchSlide", "FetchPickAndPlace"]
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 N_RESET = 128
-N_STEPS = 50      # the episode length; the open-loop checks look at the first N_OPEN steps
+N_STEPS = 50  # the episode length; the open-loop checks look at the first N_OPEN steps
 N_OPEN = 10
 
 # Open-loop batch layout: episode -> action. Episodes 0..5 share one key; DUP_A and DUP_B share another
 # (determinism inside one batch); every other episode has its own key and random actions in [-1, 1].
 PLUS_X, ZERO, NAN, BIG_X, OPEN, CLOSE, DUP_A, DUP_B = 0, 1, 2, 3, 4, 5, 6, 7
-ACTIONS = {PLUS_X: [1, 0, 0, 0], ZERO: [0, 0, 0, 0], NAN: [np.nan, 0, np.inf, 0],
-           BIG_X: [5, 0, 0, 0], OPEN: [0, 0, 0, 1], CLOSE: [0, 0, 0, -1],
-           DUP_A: [0.3, -0.5, 0.2, 0.5], DUP_B: [0.3, -0.5, 0.2, 0.5]}
+ACTIONS = {
+  PLUS_X: [1, 0, 0, 0],
+  ZERO: [0, 0, 0, 0],
+  NAN: [np.nan, 0, np.inf, 0],
+  BIG_X: [5, 0, 0, 0],
+  OPEN: [0, 0, 0, 1],
+  CLOSE: [0, 0, 0, -1],
+  DUP_A: [0.3, -0.5, 0.2, 0.5],
+  DUP_B: [0.3, -0.5, 0.2, 0.5],
+}
 SAME_KEY = {PLUS_X: 0, ZERO: 0, NAN: 0, BIG_X: 0, OPEN: 0, CLOSE: 0, DUP_A: 9, DUP_B: 9}
 
 # Scripted bars (last-step success, as gymnasium-robotics counts it) and the episode counts used here.
@@ -83,8 +92,11 @@ def _parity_inputs(task, dyn):
       objq.append(dyn[f"{task}/start/object_qpos"][rows])
     actions.append(np.pad(a, ((0, 0), (0, N_STEPS - a.shape[1]), (0, 0))))
   objq = np.concatenate(objq).astype(np.float32) if objq else None
-  return (np.concatenate(goals).astype(np.float32), objq,
-          np.concatenate(actions).astype(np.float32).swapaxes(0, 1))
+  return (
+    np.concatenate(goals).astype(np.float32),
+    objq,
+    np.concatenate(actions).astype(np.float32).swapaxes(0, 1),
+  )
 
 
 def _rollout(env):
@@ -101,10 +113,18 @@ def _rollout(env):
       a_ctrl, c = jax.vmap(ctrl.act)(c, s)
       a = jnp.where(scripted_mask[:, None], a_ctrl, a)
       s = jax.vmap(env.step)(s, a)
-      return (s, c), {"obs": s.obs, "reward": s.reward, "done": s.done, "metrics": s.metrics,
-                      "diverged": s.info["diverged"], "qpos": s.pipeline_state.qpos}
+      return (s, c), {
+        "obs": s.obs,
+        "reward": s.reward,
+        "done": s.done,
+        "metrics": s.metrics,
+        "diverged": s.info["diverged"],
+        "qpos": s.pipeline_state.qpos,
+      }
+
     (s, _), traj = jax.lax.scan(body, (s0, c0), actions)
     return s0, traj, s
+
   return jax.jit(run)
 
 
@@ -122,8 +142,11 @@ def runs(envs, dyn):
     keys, actions = _inputs(N_SCRIPTED[task])
     goals, objq, p_actions = _parity_inputs(task, dyn)
     s_keys = jax.jit(jax.vmap(env.reset))(keys)
-    s_ref = (jax.jit(jax.vmap(env.reset_to))(goals, objq) if objq is not None
-             else jax.jit(jax.vmap(env.reset_to))(goals))
+    s_ref = (
+      jax.jit(jax.vmap(env.reset_to))(goals, objq)
+      if objq is not None
+      else jax.jit(jax.vmap(env.reset_to))(goals)
+    )
     s0 = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), s_keys, s_ref)
     actions = jnp.asarray(np.concatenate([actions, p_actions], axis=1))
     b = keys.shape[0]
@@ -156,12 +179,13 @@ def parity(runs, dyn):
   for task in TASKS:
     s0, traj, _ = runs[task]
     start = N_RESET + N_SCRIPTED[task]
-    obs = np.concatenate([np.asarray(s0.obs["observation"])[None, start:],
-                          np.asarray(traj["obs"]["observation"])[:, start:]]).swapaxes(0, 1)
+    obs = np.concatenate(
+      [np.asarray(s0.obs["observation"])[None, start:], np.asarray(traj["obs"]["observation"])[:, start:]]
+    ).swapaxes(0, 1)
     out[task], i = {}, 0
     for seq in PARITY_SEQS[task]:
       n, t = dyn[f"{task}/{seq}/actions"].shape[:2]
-      out[task][seq] = obs[i:i + n, :t + 1]
+      out[task][seq] = obs[i : i + n, : t + 1]
       i += n
   return out
 
@@ -176,11 +200,19 @@ def test_registered_and_sizes(envs):
     n = 10 if task == "FetchReach" else 25
     assert env.observation_size == {"observation": (n,), "achieved_goal": (3,), "desired_goal": (3,)}
     cfg = mjx_envs.default_config(task)
-    assert {"reward_type", "distance_threshold", "sim_dt", "n_substeps", "iterations",
-            "ls_iterations"} <= set(cfg)
+    assert {
+      "reward_type",
+      "distance_threshold",
+      "sim_dt",
+      "n_substeps",
+      "iterations",
+      "ls_iterations",
+    } <= set(cfg)
 
 
-@pytest.mark.parametrize("task,overrides,match", [
+@pytest.mark.parametrize(
+  "task,overrides,match",
+  [
     ("FetchPush", {"distance_threshold": -0.01}, "distance_threshold"),
     ("FetchPush", {"distance_threshold": float("nan")}, "distance_threshold"),
     ("FetchReach", {"reward_type": "shaped"}, "reward_type"),
@@ -193,7 +225,8 @@ def test_registered_and_sizes(envs):
     ("FetchPush", {"obj_range": 0.05}, "obj_range"),
     ("FetchPush", {"target_range": -0.1}, "target_range"),
     ("FetchReach", {"episode_length": 0}, "episode_length"),
-])
+  ],
+)
 def test_invalid_config_values(task, overrides, match):
   with pytest.raises(mjx_envs.ConfigError, match=match):
     mjx_envs.make(task, **overrides)
@@ -213,8 +246,7 @@ def test_compute_reward_and_success_match_reference(task, ref):
   dense = mjx_envs.make(task, reward_type="dense")
   ag, dg = arr[p + "ag"], arr[p + "dg"]
   np.testing.assert_array_equal(np.asarray(sparse.compute_reward(ag, dg, {})), arr[p + "reward_sparse"])
-  np.testing.assert_allclose(np.asarray(dense.compute_reward(ag, dg, {})), arr[p + "reward_dense"],
-                             atol=1e-6)
+  np.testing.assert_allclose(np.asarray(dense.compute_reward(ag, dg, {})), arr[p + "reward_dense"], atol=1e-6)
   np.testing.assert_array_equal(np.asarray(sparse.is_success(ag, dg)), arr[p + "is_success"])
   # The edge pairs, including the one at exactly the threshold (float64 distance == 0.05): like the
   # reference, sparse reward 0 there (d > thr is false) and no success (d < thr is false).
@@ -229,8 +261,9 @@ def test_compute_reward_and_success_match_reference(task, ref):
   r = np.asarray(sparse.compute_reward(bag, bdg, {}))
   assert r.shape == (8, 4) and r.dtype == np.float32
   np.testing.assert_array_equal(r, arr[p + "batch_reward_sparse"])
-  np.testing.assert_allclose(np.asarray(dense.compute_reward(bag, bdg, {})), arr[p + "batch_reward_dense"],
-                             atol=1e-6)
+  np.testing.assert_allclose(
+    np.asarray(dense.compute_reward(bag, bdg, {})), arr[p + "batch_reward_dense"], atol=1e-6
+  )
   np.testing.assert_array_equal(np.asarray(sparse.is_success(bag, bdg)), arr[p + "batch_is_success"])
 
 
@@ -240,19 +273,27 @@ def test_mat2euler_matches_gymnasium_formula():
     cy = np.sqrt(mat[..., 2, 2] ** 2 + mat[..., 1, 2] ** 2)
     cond = cy > eps4
     out = np.empty(mat.shape[:-1])
-    out[..., 2] = np.where(cond, -np.arctan2(mat[..., 0, 1], mat[..., 0, 0]),
-                           -np.arctan2(-mat[..., 1, 0], mat[..., 1, 1]))
+    out[..., 2] = np.where(
+      cond, -np.arctan2(mat[..., 0, 1], mat[..., 0, 0]), -np.arctan2(-mat[..., 1, 0], mat[..., 1, 1])
+    )
     out[..., 1] = -np.arctan2(-mat[..., 0, 2], cy)
     out[..., 0] = np.where(cond, -np.arctan2(mat[..., 1, 2], mat[..., 2, 2]), 0.0)
     return out
+
   q = np.random.default_rng(0).normal(size=(64, 4))
   q /= np.linalg.norm(q, axis=-1, keepdims=True)
   w, x, y, z = q.T
-  mat = np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-                  np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-                  np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
-  np.testing.assert_allclose(np.asarray(mat2euler(jnp.asarray(mat, jnp.float32))), ref_mat2euler(mat),
-                             atol=1e-4)
+  mat = np.stack(
+    [
+      np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+      np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+      np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ],
+    -2,
+  )
+  np.testing.assert_allclose(
+    np.asarray(mat2euler(jnp.asarray(mat, jnp.float32))), ref_mat2euler(mat), atol=1e-4
+  )
 
 
 # ------------------------------------------------------------------------------- reset statistics
@@ -260,7 +301,6 @@ def test_mat2euler_matches_gymnasium_formula():
 def test_reset_statistics_match_reference(task, envs, open_loop, ref):
   meta, arr = ref
   m = meta["envs"][task]
-  env = envs[task]
   s0 = open_loop[task][0]
   obs = np.asarray(s0.obs["observation"])
   dg = np.asarray(s0.obs["desired_goal"])
@@ -270,11 +310,11 @@ def test_reset_statistics_match_reference(task, envs, open_loop, ref):
   # Initial gripper position: the reference's, every time.
   grip0 = np.asarray(m["initial_gripper_xpos"])
   lay = m["obs_layout"]
-  np.testing.assert_allclose(obs[:, slice(*lay["grip_pos"])], np.broadcast_to(grip0, (N_RESET, 3)),
-                             atol=1e-5)
+  np.testing.assert_allclose(obs[:, slice(*lay["grip_pos"])], np.broadcast_to(grip0, (N_RESET, 3)), atol=1e-5)
   # (the reference's arm settles a few 1e-5 m away from initial_gripper_xpos before the first obs)
-  np.testing.assert_allclose(obs[:, slice(*lay["grip_pos"])], ref_obs[:N_RESET, slice(*lay["grip_pos"])],
-                             atol=1e-4)
+  np.testing.assert_allclose(
+    obs[:, slice(*lay["grip_pos"])], ref_obs[:N_RESET, slice(*lay["grip_pos"])], atol=1e-4
+  )
   # Goal region: initial gripper + target_offset +- target_range (bounds, and the samples spread over it).
   tr, off = m["target_range"], np.asarray(m["target_offset"])
   lo, hi = grip0 + off - tr, grip0 + off + tr
@@ -332,10 +372,13 @@ def test_step_shapes_dtypes_rewards(task, envs, open_loop):
   assert np.all(np.isfinite(np.asarray(traj["obs"]["observation"])))
   # step reward == compute_reward on the same goals; success consistent with it.
   obs = traj["obs"]
-  np.testing.assert_array_equal(np.asarray(traj["reward"]),
-                                np.asarray(env.compute_reward(obs["achieved_goal"], obs["desired_goal"], {})))
-  np.testing.assert_array_equal(np.asarray(traj["metrics"]["is_success"]),
-                                np.asarray(env.is_success(obs["achieved_goal"], obs["desired_goal"])))
+  np.testing.assert_array_equal(
+    np.asarray(traj["reward"]), np.asarray(env.compute_reward(obs["achieved_goal"], obs["desired_goal"], {}))
+  )
+  np.testing.assert_array_equal(
+    np.asarray(traj["metrics"]["is_success"]),
+    np.asarray(env.is_success(obs["achieved_goal"], obs["desired_goal"])),
+  )
   # The goal does not move during an episode.
   np.testing.assert_array_equal(np.asarray(obs["desired_goal"][-1]), np.asarray(s0.obs["desired_goal"]))
 
@@ -347,7 +390,7 @@ def test_action_semantics(task, open_loop, ref):
   s0, traj, _ = open_loop[task]
   obs = np.concatenate([np.asarray(s0.obs["observation"])[None], np.asarray(traj["obs"]["observation"])])
   grip = obs[:, :, 0:3]
-  step = np.diff(grip[:, PLUS_X], axis=0)                    # [10, 3]
+  step = np.diff(grip[:, PLUS_X], axis=0)  # [10, 3]
   ref_step = np.diff(arr[task + "/act_obs"][0, :, 0:3], axis=0)
   # +x moves the gripper +x by about as much per step as the reference (0.024-0.033 m), the other axes
   # barely move.
@@ -359,13 +402,13 @@ def test_action_semantics(task, open_loop, ref):
   # lifts the gripper by as much as the reference's (6.7-7.6 mm there).
   np.testing.assert_allclose(step[0, 2], ref_step[0, 2], atol=0.003)
   # grip_velp is the gripper velocity times dt, close to the per-step displacement.
-  np.testing.assert_allclose(obs[1:, PLUS_X, slice(*lay["grip_velp"])][steady, 0], step[steady, 0],
-                             atol=0.01)
+  np.testing.assert_allclose(obs[1:, PLUS_X, slice(*lay["grip_velp"])][steady, 0], step[steady, 0], atol=0.01)
   # Zero action: the gripper stays put; an object left alone stays on the table.
   # (Push/Slide start pressed into the table and rise by its give, as the reference's: 5-6 mm.)
   assert np.abs(grip[:, ZERO, :2] - grip[0, ZERO, :2]).max() < 2e-3
-  assert np.abs(grip[:, ZERO, 2] - grip[0, ZERO, 2]).max() < (0.008 if task in ("FetchPush", "FetchSlide")
-                                                               else 2e-3)
+  assert np.abs(grip[:, ZERO, 2] - grip[0, ZERO, 2]).max() < (
+    0.008 if task in ("FetchPush", "FetchSlide") else 2e-3
+  )
   if task != "FetchReach":
     obj = obs[:, ZERO, slice(*lay["object_pos"])]
     assert np.abs(obj - obj[0]).max() < 1e-3
@@ -400,9 +443,9 @@ def test_determinism(open_loop, runs):
   for task in TASKS:
     _, traj, _ = open_loop[task]
     q = np.asarray(traj["qpos"])
-    np.testing.assert_array_equal(q[:, DUP_A], q[:, DUP_B])        # same key + actions, same batch
+    np.testing.assert_array_equal(q[:, DUP_A], q[:, DUP_B])  # same key + actions, same batch
     assert not np.array_equal(q[:, DUP_A], q[:, 10])
-  a, b = runs["FetchReach"], runs["rerun"]                           # same call twice
+  a, b = runs["FetchReach"], runs["rerun"]  # same call twice
   for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
     np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
@@ -422,8 +465,9 @@ def test_target_site_marks_goal(envs, open_loop):
     env = envs[task]
     s0 = open_loop[task][0]
     site = env.mj_model.site("target").id
-    np.testing.assert_allclose(np.asarray(s0.pipeline_state.site_xpos[:, site]),
-                               np.asarray(s0.obs["desired_goal"]), atol=1e-6)
+    np.testing.assert_allclose(
+      np.asarray(s0.pipeline_state.site_xpos[:, site]), np.asarray(s0.obs["desired_goal"]), atol=1e-6
+    )
     assert env.mj_model.site_rgba[site][3] > 0  # drawn
 
 
@@ -447,7 +491,7 @@ def test_scripted_success(task, runs):
 # solver differ from C MuJoCo's, and the reference has a 7-DoF arm where we have a reach limit
 # (mjx_envs/fetch/env.py lists each difference with its measured effect).
 def _grip_err(ours, ref):
-  return np.linalg.norm(ours[..., 0:3] - ref[..., 0:3], axis=-1)            # [P, T + 1]
+  return np.linalg.norm(ours[..., 0:3] - ref[..., 0:3], axis=-1)  # [P, T + 1]
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -455,15 +499,15 @@ def test_parity_gripper_path(task, parity, dyn):
   """Free motion (smooth random actions, fingers commanded too) and rest: the gripper follows the
   reference's path."""
   rest = _grip_err(parity[task]["zero"], dyn[f"{task}/zero/obs"])
-  assert rest.max() < 0.01, rest.max()          # the reference's weld sags <= 7 mm at rest
+  assert rest.max() < 0.01, rest.max()  # the reference's weld sags <= 7 mm at rest
   free = _grip_err(parity[task]["free"], dyn[f"{task}/free/obs"])
   assert free.mean() < 0.02, free.mean()
   assert np.median(free[:, -1]) < 0.03, np.median(free[:, -1])
   # Speed under constant actions: per-step displacement of the probes that move freely along one axis.
   d = dyn[f"{task}/probe/directions"]
-  ours = np.linalg.norm(np.diff(parity[task]["probe"][:, :, 0:3], axis=1), axis=-1)   # [26, 30]
+  ours = np.linalg.norm(np.diff(parity[task]["probe"][:, :, 0:3], axis=1), axis=-1)  # [26, 30]
   ref = np.linalg.norm(np.diff(dyn[f"{task}/probe/obs"][:, :, 0:3], axis=1), axis=-1)
-  one_axis = (np.abs(d).sum(1) == 1) & (d[:, 2] >= 0) & (d[:, 0] >= 0)    # +x, +-y, +z
+  one_axis = (np.abs(d).sum(1) == 1) & (d[:, 2] >= 0) & (d[:, 0] >= 0)  # +x, +-y, +z
   np.testing.assert_allclose(ours[one_axis, 2:10].mean(), ref[one_axis, 2:10].mean(), rtol=0.1)
 
 
@@ -474,7 +518,7 @@ def test_parity_reach(task, parity, dyn):
   d = dyn[f"{task}/probe/directions"].tolist()
   i = d.index([1, 0, 0])
   ours, ref = parity[task]["probe"][i, :, 0:3], dyn[f"{task}/probe/obs"][i, :, 0:3]
-  assert np.all(np.abs(np.diff(ref[-5:, 0])) < 0.005)           # the reference has stopped in x
+  assert np.all(np.abs(np.diff(ref[-5:, 0])) < 0.005)  # the reference has stopped in x
   assert abs(ours[-1, 0] - ref[-1, 0]) < 0.06, (ours[-1], ref[-1])
   assert np.linalg.norm(ours[-1] - ref[-1]) < 0.1, (ours[-1], ref[-1])
 
@@ -516,7 +560,7 @@ def test_parity_strike(parity, dyn):
   ref_disp = np.linalg.norm(ref[on_table, -1, :2] - ref[on_table, 0, :2], axis=-1)
   ratio = np.median(disp) / np.median(ref_disp)
   assert 0.55 < ratio < 1.1, (ratio, disp, ref_disp)
-  assert np.all(disp > 0.2)                       # every strike sends the puck sliding
+  assert np.all(disp > 0.2)  # every strike sends the puck sliding
 
 
 def test_mjx_jax_agrees_with_the_c_backend():
@@ -524,6 +568,7 @@ def test_mjx_jax_agrees_with_the_c_backend():
   under the same random actions (FetchPickAndPlace: gripper, fingers and object). Measured 2026-11-25
   (4 worlds x 10 steps): every observation entry within 5e-6; the bar is 1e-4."""
   import impl_parity  # pylint: disable=import-outside-toplevel
+
   diffs, diverged = impl_parity.max_diff("FetchPickAndPlace", batch=4, steps=10)
   assert diverged == 0
   worst = {k: float(v.max()) for k, v in diffs.items()}

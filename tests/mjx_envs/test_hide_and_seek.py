@@ -4,18 +4,20 @@ placement and layouts, the scripted quadrant game, random-rooms rollouts through
 Compiled functions are few: one batched open-loop rollout holds every scene (a small quadrant env), one
 batched reset of the default quadrant env, one scripted-game rollout, one wrapped random-rooms rollout.
 """
+
+import mjx_envs
+from mjx_envs import wrappers
+from mjx_envs.core import ConfigError
+from mjx_envs.hide_and_seek import scene as S
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from benchmarks import hide_and_seek_proofs as P
-import mjx_envs
-from mjx_envs import wrappers
-from mjx_envs.core import ConfigError
-from mjx_envs.hide_and_seek import scene as S
 
-SCRIPTED_EPISODES = 32   # the full table (benchmarks/hide_and_seek_proofs.py) plays 100
+SCRIPTED_EPISODES = 32  # the full table (benchmarks/hide_and_seek_proofs.py) plays 100
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +42,9 @@ def test_constant_force_moves_and_stops_by_friction(scenes):
 
 def test_agent_climbs_a_ramp_onto_a_box_and_stands_on_it(scenes):
   m = scenes[1]["climb"]
-  assert m["final_x"] > 5.5                                  # over the box (x in 5.5..6.0)
+  assert m["final_x"] > 5.5  # over the box (x in 5.5..6.0)
   assert m["final_z"] == pytest.approx(m["box_top_z"], abs=0.02)
-  assert m["min_z_last_10"] > m["box_top_z"] - 0.03         # stays up with no action
+  assert m["min_z_last_10"] > m["box_top_z"] - 0.03  # stays up with no action
 
 
 def test_grab_drags_and_release_leaves(scenes):
@@ -61,7 +63,7 @@ def test_grab_needs_the_object_in_front_and_in_range(scenes):
 def test_locked_box_holds_against_both_teams_and_only_its_team_unlocks(scenes):
   m = scenes[1]["lock_push"]
   assert m["locked_steps"] == P.T and m["hider_team_lock_steps"] == P.T  # the seeker cannot unlock it
-  assert m["seeker_reached_box"] < 0.42                     # the seeker was pressing against it
+  assert m["seeker_reached_box"] < 0.42  # the seeker was pressing against it
   assert m["box_moved"] < 0.01
   m = scenes[1]["lock_own"]
   assert m["locked_while_pressed"] == 9 and m["moved_while_locked"] < 0.01
@@ -100,12 +102,12 @@ def test_resets_are_fresh_and_placed_by_the_rules(quadrant):
   q = np.asarray(s.pipeline_state.qpos)
   agents, boxes = q[:, env._agent_j[:, :2]], q[:, env._obj_j[:2, :2]]  # pylint: disable=protected-access
   h = S.FLOOR_SIZE / 2
-  in_room = lambda p: (p[..., 0] > h) & (p[..., 1] < h)  # noqa: E731
-  assert in_room(agents[:, :2]).all() and in_room(boxes).all()     # hiders and boxes in the room
-  assert not in_room(agents[:, 2:]).any()                          # seekers outside
+  in_room = lambda p: (p[..., 0] > h) & (p[..., 1] < h)
+  assert in_room(agents[:, :2]).all() and in_room(boxes).all()  # hiders and boxes in the room
+  assert not in_room(agents[:, 2:]).any()  # seekers outside
   centres, open_ = (np.asarray(x) for x in env.door_centres(s))
-  assert np.std(centres[:, 0, 1]) > 0.3 and np.std(centres[:, 1, 0]) > 0.3   # doors move per episode
-  assert set(open_.sum(-1)) == {1, 2}                                         # 1 or 2 doors
+  assert np.std(centres[:, 0, 1]) > 0.3 and np.std(centres[:, 1, 0]) > 0.3  # doors move per episode
+  assert set(open_.sum(-1)) == {1, 2}  # 1 or 2 doors
   # No two spawned things overlap (agents as 0.15 m discs, boxes as 0.25 m squares).
   for k in range(64):
     pts = np.concatenate([agents[k], boxes[k]])
@@ -125,7 +127,7 @@ def test_scripted_hiders_lock_the_doors_and_stay_hidden(quadrant):
 def test_random_rooms_through_the_wrappers_long_rollout():
   env = mjx_envs.make("HideAndSeek")
   n, steps = 2, 250
-  w = wrappers.wrap_for_training(env, n, episode_length=50)   # 5 fresh resets per world
+  w = wrappers.wrap_for_training(env, n, episode_length=50)  # 5 fresh resets per world
 
   @jax.jit
   def run(key):
@@ -134,8 +136,13 @@ def test_random_rooms_through_the_wrappers_long_rollout():
     def body(s, k):
       a = jax.vmap(env.random_action)(jax.random.split(k, n))
       s = w.step(s, a)
-      return s, (s.done, jnp.all(jnp.isfinite(s.pipeline_state.qpos)), s.metrics["episode_return"],
-                 s.metrics["hidden_fraction"])
+      return s, (
+        s.done,
+        jnp.all(jnp.isfinite(s.pipeline_state.qpos)),
+        s.metrics["episode_return"],
+        s.metrics["hidden_fraction"],
+      )
+
     return jax.lax.scan(body, s, jax.random.split(key, steps))
 
   s, (done, finite, ret, hidden) = run(jax.random.PRNGKey(0))
@@ -172,6 +179,7 @@ def test_mjx_jax_agrees_with_the_c_backend():
   velocities) and lidar within 0.009 m; boxes within 0.02 at step 1 (a box placed at rest height settles
   differently in the two engines: 0.1 m/s of bounce in MJX); ramps within 1e-6; every vision mask equal."""
   import impl_parity  # pylint: disable=import-outside-toplevel
+
   diffs, diverged = impl_parity.max_diff("HideAndSeekQuadrant", batch=4, steps=3)
   assert diverged == 0
   worst = {k: float(v.max()) for k, v in diffs.items()}

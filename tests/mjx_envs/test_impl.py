@@ -4,20 +4,22 @@ MJX-JAX; "warp": MuJoCo Warp through the MJX API) and the physics config keys.
 The Warp comparisons need the optional `[warp]` extra (mujoco-warp, warp-lang: ~150 MB); CI does not
 install it, so there they are skipped. Everything else here builds models only (no compilation).
 """
+
+import mjx_envs
+from mjx_envs import core
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import mjx_envs
-from mjx_envs import core
-
 WARP = core.warp_available()
 CASES = [("BlocksPush", {"num_objects": 1}), ("FetchPush", {})]
 
 
-@pytest.mark.parametrize("name", ["BlocksPush", "FetchPush", "BlocksSelfPlay", "metaworld/reach-v3", "MT10",
-                                  "HideAndSeekQuadrant"])
+@pytest.mark.parametrize(
+  "name", ["BlocksPush", "FetchPush", "BlocksSelfPlay", "metaworld/reach-v3", "MT10", "HideAndSeekQuadrant"]
+)
 def test_impl_defaults_to_auto_which_is_c_on_a_cpu(name):
   assert mjx_envs.default_config(name)["impl"] == "auto"
   assert jax.default_backend() == "cpu"  # this suite's machine
@@ -34,21 +36,27 @@ def test_auto_is_mjx_on_an_accelerator(monkeypatch):
 
 def test_c_rejects_unknown_fields_and_bad_models():
   from mjx_envs import cphysics  # pylint: disable=import-outside-toplevel
+
   import mujoco  # pylint: disable=import-outside-toplevel
-  m = mujoco.MjModel.from_xml_string("<mujoco><worldbody><body><freejoint/><geom size='.1'/></body>"
-                                     "</worldbody></mujoco>")
+
+  m = mujoco.MjModel.from_xml_string(
+    "<mujoco><worldbody><body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"
+  )
   with pytest.raises(ValueError, match="c_fields"):
     cphysics.Backend(m, 1, fields=("qacc_smooth_typo",))
 
 
-@pytest.mark.parametrize("name,overrides,match", [
+@pytest.mark.parametrize(
+  "name,overrides,match",
+  [
     ("BlocksPush", {"impl": "cuda"}, "impl must be one of"),
     ("FetchPush", {"impl": "cuda"}, "impl must be one of"),
     ("BlocksPush", {"cone": "round"}, "cone"),
     ("FetchSlide", {"cone": "round"}, "cone"),
     ("BlocksPush", {"condim": 6}, "condim"),
     ("FetchPush", {"condim": 1}, "condim"),
-])
+  ],
+)
 def test_invalid_physics_values(name, overrides, match):
   with pytest.raises(mjx_envs.ConfigError, match=match):
     mjx_envs.make(name, **overrides)
@@ -61,18 +69,25 @@ def test_warp_without_its_packages_names_them(monkeypatch, name, overrides):
     mjx_envs.make(name, impl="warp", **overrides)
 
 
-@pytest.mark.parametrize("name,key,value,field", [
+@pytest.mark.parametrize(
+  "name,key,value,field",
+  [
     ("BlocksPush", "cone", "elliptic", "cone"),
     ("FetchPush", "cone", "pyramidal", "cone"),
     ("BlocksPush", "iterations", 2, "iterations"),
     ("FetchPush", "ls_iterations", 3, "ls_iterations"),
-])
+  ],
+)
 def test_physics_keys_reach_the_model(name, key, value, field):
   import mujoco  # pylint: disable=import-outside-toplevel
+
   m = mjx_envs.make(name, **{key: value}).mj_model
   got = getattr(m.opt, field)
   if field == "cone":
-    got = {int(mujoco.mjtCone.mjCONE_PYRAMIDAL): "pyramidal", int(mujoco.mjtCone.mjCONE_ELLIPTIC): "elliptic"}[int(got)]
+    got = {
+      int(mujoco.mjtCone.mjCONE_PYRAMIDAL): "pyramidal",
+      int(mujoco.mjtCone.mjCONE_ELLIPTIC): "elliptic",
+    }[int(got)]
   assert got == value
 
 
@@ -96,7 +111,7 @@ def test_warp_steps_like_jax(name, overrides):
     state = jax.jit(jax.vmap(env.reset))(keys)
     step = jax.jit(jax.vmap(env.step))
     actions = jax.random.uniform(jax.random.PRNGKey(1), (steps, batch, env.action_size), minval=-1, maxval=1)
-    qpos, obs = [], None
+    qpos = []
     for a in actions:
       state = step(state, a)
       qpos.append(np.asarray(state.pipeline_state.qpos))
@@ -117,8 +132,11 @@ def test_warp_contact_buffer_holds_the_whole_batch():
   batch, steps = 64, 10
   keys = jax.random.split(jax.random.PRNGKey(0), batch)
   z = {}
-  for label, over in (("jax", {"impl": "jax"}), ("warp", {"impl": "warp", "warp_max_envs": batch}),
-                      ("warp_one", {"impl": "warp", "warp_max_envs": 1})):
+  for label, over in (
+    ("jax", {"impl": "jax"}),
+    ("warp", {"impl": "warp", "warp_max_envs": batch}),
+    ("warp_one", {"impl": "warp", "warp_max_envs": 1}),
+  ):
     env = mjx_envs.make("BlocksPush", **over)
     state = jax.jit(jax.vmap(env.reset))(keys)
     step = jax.jit(jax.vmap(env.step))
@@ -132,8 +150,12 @@ def test_warp_contact_buffer_holds_the_whole_batch():
 @pytest.mark.skipif(not WARP, reason="MuJoCo Warp not installed (optional extra: pip install -e '.[warp]')")
 def test_warp_max_envs_follows_the_run():
   from agents import experiment  # pylint: disable=import-outside-toplevel
-  cfg = {"env": {"name": "FetchReach", "impl": "warp"}, "agent": {"algo": "ppo", "num_envs": 256},
-         "run": {"num_eval_envs": 128}}
+
+  cfg = {
+    "env": {"name": "FetchReach", "impl": "warp"},
+    "agent": {"algo": "ppo", "num_envs": 256},
+    "run": {"num_eval_envs": 128},
+  }
   assert experiment.resolve(cfg)["env"]["warp_max_envs"] == 256
   cfg["env"]["warp_max_envs"] = 128
   with pytest.raises(mjx_envs.ConfigError, match=r"agent.num_envs=256 exceeds env.warp_max_envs=128"):

@@ -6,6 +6,12 @@ every task follow that task's scripted controller (the bars, at a smaller count 
 `benchmarks/scripted_success.py`'s 100 episodes) and the rest send NaN or random actions. Reward parity
 with the reference lives in test_metaworld_parity.py.
 """
+
+import mjx_envs
+from mjx_envs import metaworld
+from mjx_envs.metaworld import sawyer, tasks
+from mjx_envs.metaworld.multitask import MT10_TASKS
+
 import ast
 import os
 
@@ -14,13 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import mjx_envs
-from mjx_envs import metaworld
-from mjx_envs.metaworld import sawyer, tasks
-from mjx_envs.metaworld.multitask import MT10_TASKS
-
-N_SCRIPTED = 10   # scripted episodes per task here (the benchmark runs 100)
-BAR = 0.8         # per task at 10 episodes; the 90% bar is the benchmark's, over 100
+N_SCRIPTED = 10  # scripted episodes per task here (the benchmark runs 100)
+BAR = 0.8  # per task at 10 episodes; the 90% bar is the benchmark's, over 100
 N_REACH = 6
 
 
@@ -52,6 +53,7 @@ def test_registry_sits_below_the_families():
           if isinstance(node, ast.ImportFrom) and node.module == "mjx_envs":
             assert all(a.name not in ("register", "registered", "make") for a in node.names), f
   import mjx_envs.registry as reg  # pylint: disable=import-outside-toplevel
+
   src = open(reg.__file__).read()
   assert "blocks" not in src.split('"""', 2)[2] and "import mjx_envs.fetch" not in src
 
@@ -77,8 +79,8 @@ def reach():
   acts = np.zeros((3, N_REACH, 4), np.float32)
   acts[:, :2] = [0.4, -0.3, 0.2, 0.5]
   acts[:, 2] = [np.nan, 0.0, np.inf, 0.0]
-  acts[:, 3] = [1.0, 0.0, 0.0, 1.0]    # +x, gripper closing
-  acts[:, 4] = [5.0, 0.0, 0.0, 0.0]   # out of range: clipped to 1, counted as a bad action
+  acts[:, 3] = [1.0, 0.0, 0.0, 1.0]  # +x, gripper closing
+  acts[:, 4] = [5.0, 0.0, 0.0, 0.0]  # out of range: clipped to 1, counted as a bad action
   s0, out = run(keys, jnp.asarray(acts))
   return env, s0, jax.tree.map(np.asarray, out)
 
@@ -90,29 +92,29 @@ def test_observation_layout_and_dtypes(reach):
   d = s0.pipeline_state
   hand = np.asarray(d.xpos[:, env.ids.hand])
   np.testing.assert_allclose(s0.obs[:, 0:3], hand, atol=1e-6)
-  np.testing.assert_allclose(s0.obs[:, 18:36], s0.obs[:, 0:18])            # prev = current at a reset
-  np.testing.assert_allclose(obs[0, :, 18:36], s0.obs[:, 0:18], atol=1e-6)   # then the previous step's
+  np.testing.assert_allclose(s0.obs[:, 18:36], s0.obs[:, 0:18])  # prev = current at a reset
+  np.testing.assert_allclose(obs[0, :, 18:36], s0.obs[:, 0:18], atol=1e-6)  # then the previous step's
   np.testing.assert_allclose(obs[1, :, 18:36], obs[0, :, 0:18], atol=1e-6)
-  np.testing.assert_allclose(s0.obs[:, 36:39], s0.info["target"])           # goal observable (MT)
+  np.testing.assert_allclose(s0.obs[:, 36:39], s0.info["target"])  # goal observable (MT)
   np.testing.assert_allclose(s0.obs[:, 4:7], s0.info["rand_vec"][:, :3], atol=1e-6)  # object at rand_vec
-  assert np.all(s0.obs[:, 11:18] == 0)                                      # one object: zeros
-  np.testing.assert_allclose(s0.obs[:, 3], 1.0)                             # gripper open at a reset
+  assert np.all(s0.obs[:, 11:18] == 0)  # one object: zeros
+  np.testing.assert_allclose(s0.obs[:, 3], 1.0)  # gripper open at a reset
   assert np.all((reward >= 0) & (reward <= 10))
 
 
 def test_determinism_fresh_resets_and_bad_actions(reach):
   env, s0, (obs, _, bad, qpos, _) = reach
-  np.testing.assert_array_equal(obs[:, 0], obs[:, 1])          # same key and actions: same numbers
+  np.testing.assert_array_equal(obs[:, 0], obs[:, 1])  # same key and actions: same numbers
   rv = np.asarray(s0.info["rand_vec"])
-  assert len({tuple(np.round(r, 6)) for r in rv[1:]}) == N_REACH - 1   # other keys: other episodes
+  assert len({tuple(np.round(r, 6)) for r in rv[1:]}) == N_REACH - 1  # other keys: other episodes
   assert np.all((rv >= env.rand_low) & (rv <= env.rand_high))
   assert np.all(np.linalg.norm(rv[:, :2] - rv[:, 3:5], axis=-1) >= 0.15)  # reach's rejection rule
   assert np.all(bad[:, 2] == 1) and np.all(np.isfinite(qpos[:, 2])) and np.all(np.isfinite(obs[:, 2]))
   assert np.all(bad[:, 4] == 1) and np.all(bad[:, 0] == 0)
   # an out-of-range action moves the hand as far as a full one: the mocap moves 1/100 per step per unit
   np.testing.assert_allclose(obs[:, 4, 0], obs[:, 3, 0], atol=1e-5)
-  assert obs[-1, 3, 0] - s0.obs[3, 0] > 0.01                    # +x moved the hand along +x
-  assert obs[-1, 3, 3] < s0.obs[3, 3]                           # the gripper closes under effort +1
+  assert obs[-1, 3, 0] - s0.obs[3, 0] > 0.01  # +x moved the hand along +x
+  assert obs[-1, 3, 3] < s0.obs[3, 3]  # the gripper closes under effort +1
 
 
 def test_fixed_rand_vecs_protocol():
@@ -123,7 +125,9 @@ def test_fixed_rand_vecs_protocol():
   np.testing.assert_array_equal(a.fixed_rand_vecs, b.fixed_rand_vecs)
   assert not np.allclose(a.fixed_rand_vecs, c.fixed_rand_vecs)
   assert len({tuple(v) for v in a.fixed_rand_vecs}) == 50
-  picked = jax.jit(jax.vmap(lambda k: a.reset(k).info["rand_vec"]))(jax.random.split(jax.random.PRNGKey(0), 8))
+  picked = jax.jit(jax.vmap(lambda k: a.reset(k).info["rand_vec"]))(
+    jax.random.split(jax.random.PRNGKey(0), 8)
+  )
   for v in np.asarray(picked):
     assert np.any(np.all(np.isclose(a.fixed_rand_vecs, v), axis=1))
   with pytest.raises(mjx_envs.ConfigError, match="fixed_rand_vecs"):
@@ -172,8 +176,9 @@ def test_mt10_batch(mt10_rollout):
   assert np.all(bad[:, :, N_SCRIPTED] == 1) and np.all(bad[:, :, :N_SCRIPTED] == 0)
   assert np.all(np.isfinite(np.asarray(s.obs)))
   goal = np.asarray(s0.obs[:, 36:39]).reshape(10, n, 3)
-  assert all(len({tuple(np.round(g, 5)) for g in goal[t]}) > 1 or MT10_TASKS[t].startswith("button")
-             for t in range(10))  # fresh goals per world
+  assert all(
+    len({tuple(np.round(g, 5)) for g in goal[t]}) > 1 or MT10_TASKS[t].startswith("button") for t in range(10)
+  )  # fresh goals per world
   # every task's object starts at its rand_vec plus the task's fixed offset: the furniture (children of
   # mocap bodies, which MJX-JAX's kinematics alone leaves at the model's position) moves with rand_vec
   obj = np.asarray(mt.split(s0.obs[:, 4:7]))
@@ -184,8 +189,8 @@ def test_mt10_batch(mt10_rollout):
 
 
 # window-open's controller reached 100/100 in C MuJoCo on this model but only 3 of 6 within 100 steps in MJX
-# (one sash went back past its start; BENCHMARKS.md, issue 14): its bar here is that MJX solves it at all,
-# until the MJX gap is found. Every other task must meet BAR.
+# (one sash went back past its start; BENCHMARKS.md, "Meta-World's scripted experts"): its bar here is
+# that MJX solves it at all, until the MJX gap is found. Every other task must meet BAR.
 UNVERIFIED_IN_MJX = ("window-open-v3",)
 
 
@@ -212,6 +217,7 @@ def test_mjx_jax_agrees_with_the_c_backend():
   MJX fixes of sawyer.py). Measured 2026-11-25 (4 worlds x 10 steps): the 39-D observation within
   1.2e-6; the bar is 1e-4."""
   import impl_parity  # pylint: disable=import-outside-toplevel
+
   diffs, diverged = impl_parity.max_diff("metaworld/drawer-open-v3", batch=4, steps=10)
   assert diverged == 0
   assert float(diffs["obs"].max()) < 1e-4, diffs["obs"]

@@ -12,6 +12,11 @@
 
 A task whose module is not there yet is skipped (with the reason).
 """
+
+import mjx_envs
+from mjx_envs.metaworld import tasks as mw_tasks
+from mjx_envs.metaworld.sawyer import INFO_KEYS
+
 import json
 import os
 
@@ -20,15 +25,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import mjx_envs
-from mjx_envs.metaworld import tasks as mw_tasks
-from mjx_envs.metaworld.sawyer import INFO_KEYS
-
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 MT10 = mw_tasks.MT10
-RTOL = ATOL = 1e-4            # float32 against the reference's float64
-N_SAMPLES = 300               # our rand_vec draws per task
-COVER = 0.03                  # our draws reach within 3% of the range of the reference's extremes
+RTOL = ATOL = 1e-4  # float32 against the reference's float64
+N_SAMPLES = 300  # our rand_vec draws per task
+COVER = 0.03  # our draws reach within 3% of the range of the reference's extremes
 # reset_to parity: tasks whose derived obj_init_pos / target_pos are more than a copy of rand_vec
 # (drawer-close pulls the drawer out and reads it back, button-press reads the hole site, window-close
 # reads the handle, peg-insert-side offsets the box); reach-v3's is exercised by the hand-motion test.
@@ -40,10 +41,10 @@ RESET_TO_N = 4
 # sag); gripper opening obs[3] mean 0.001, max 0.016. Beyond ARM_Y the reference's arm stretches and slows
 # (+y at full speed: its hand reaches y 0.88 when the mocap is at 1.0, ours 0.97): up to 9.3 cm, ours ahead.
 ARM_Y = 0.7
-HAND_PATH_MEAN, HAND_PATH_MAX = 0.010, 0.025    # m, inside the arm's workspace
-STRETCHED_MAX = 0.12                            # m, beyond it (the reference lags, ours leads)
-HAND_START_MAX = 0.012                          # m, the settled start (the reference's arm sags)
-GRIP_MEAN, GRIP_MAX = 0.01, 0.05                # obs[3] (opening / 0.1)
+HAND_PATH_MEAN, HAND_PATH_MAX = 0.010, 0.025  # m, inside the arm's workspace
+STRETCHED_MAX = 0.12  # m, beyond it (the reference lags, ours leads)
+HAND_START_MAX = 0.012  # m, the settled start (the reference's arm sags)
+GRIP_MEAN, GRIP_MAX = 0.01, 0.05  # obs[3] (opening / 0.1)
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,9 @@ _ENVS = {}
 
 
 def task_module(task):
-  assert task in mw_tasks.available(), f"{task}: module mjx_envs/metaworld/tasks/{mw_tasks.MODULES[task]}.py is missing"
+  assert task in mw_tasks.available(), (
+    f"{task}: module mjx_envs/metaworld/tasks/{mw_tasks.MODULES[task]}.py is missing"
+  )
   return mw_tasks.module(task)
 
 
@@ -71,10 +74,11 @@ def make_env(task):
 
 def fixture_reads(arrays, task):
   prefix = f"{task}/reads/"
-  return {k[len(prefix):]: arrays[k] for k in arrays if k.startswith(prefix)}
+  return {k[len(prefix) :]: arrays[k] for k in arrays if k.startswith(prefix)}
 
 
 # ------------------------------------------------------------------------------------ fixture itself
+
 
 def test_fixture_covers_mt10(ref):
   meta, arrays = ref
@@ -84,12 +88,13 @@ def test_fixture_covers_mt10(ref):
     n = arrays[f"{task}/obs"].shape[0]
     assert arrays[f"{task}/obs"].shape == (n, 39) and arrays[f"{task}/action"].shape == (n, 4)
     success = arrays[f"{task}/info/success"]
-    assert 0 < success.sum() < n, task                      # both successes and failures recorded
+    assert 0 < success.sum() < n, task  # both successes and failures recorded
     reads = fixture_reads(arrays, task)
     assert set(meta["tasks"][task]["reads"]) <= set(reads), task
 
 
 # ------------------------------------------------------------------------------------ reward parity
+
 
 @pytest.mark.parametrize("task", MT10)
 def test_reward_and_info_match_reference(task, ref):
@@ -103,19 +108,23 @@ def test_reward_and_info_match_reference(task, ref):
   if names is not None:
     missing = [n for n in names if n not in recorded]
     if missing:
-      pytest.fail(f"{task}: the module's READS names {missing}, which the fixture does not record "
-                  f"(recorded: {sorted(recorded)}); check the naming rule or extend "
-                  f"scripts/make_metaworld_reference.py")
+      pytest.fail(
+        f"{task}: the module's READS names {missing}, which the fixture does not record "
+        f"(recorded: {sorted(recorded)}); check the naming rule or extend "
+        f"scripts/make_metaworld_reference.py"
+      )
   else:
-    names = sorted(recorded)   # a module without READS gets every recorded quantity
+    names = sorted(recorded)  # a module without READS gets every recorded quantity
   reads = {n: jnp.asarray(recorded[n], jnp.float32) for n in names}
   obs = jnp.asarray(arrays[f"{task}/obs"], jnp.float32)
   act = jnp.asarray(arrays[f"{task}/action"], jnp.float32)
   try:
     reward, info = jax.jit(jax.vmap(reward_fn))(obs, act, reads)
   except KeyError as e:
-    pytest.fail(f"{task}: reward reads {e}, which is not in the module's READS {tuple(names)} or not "
-                f"recorded in the fixture (recorded: {sorted(recorded)})")
+    pytest.fail(
+      f"{task}: reward reads {e}, which is not in the module's READS {tuple(names)} or not "
+      f"recorded in the fixture (recorded: {sorted(recorded)})"
+    )
   episode, step = arrays[f"{task}/episode"], arrays[f"{task}/step"]
   problems = []
 
@@ -124,11 +133,14 @@ def test_reward_and_info_match_reference(task, ref):
     assert ours.shape == theirs.shape, (task, key, ours.shape, theirs.shape)
     bad = ours != theirs if exact else ~np.isclose(ours, theirs, rtol=RTOL, atol=ATOL)
     for i in np.flatnonzero(bad)[:3]:
-      problems.append(f"{key}[{i}] (episode {episode[i]} step {step[i]}): ours {ours[i]:.6g} "
-                      f"reference {theirs[i]:.6g}")
+      problems.append(
+        f"{key}[{i}] (episode {episode[i]} step {step[i]}): ours {ours[i]:.6g} reference {theirs[i]:.6g}"
+      )
     if bad.any():
-      problems.append(f"{key}: {int(bad.sum())}/{bad.size} records differ, max |diff| "
-                      f"{np.abs(ours - theirs)[bad].max():.3g}")
+      problems.append(
+        f"{key}: {int(bad.sum())}/{bad.size} records differ, max |diff| "
+        f"{np.abs(ours - theirs)[bad].max():.3g}"
+      )
 
   check("reward", reward, arrays[f"{task}/reward"])
   missing_info = [k for k in INFO_KEYS if k not in info]
@@ -139,6 +151,7 @@ def test_reward_and_info_match_reference(task, ref):
 
 
 # ------------------------------------------------------------------------------------ resets
+
 
 def reference_rule(meta, task, rand_vec):
   """The reference's rejection rule (reset_model's `while` loop) on rand_vec [..., R] -> bool [...]."""
@@ -159,7 +172,9 @@ def test_reset_distribution_matches_reference(task, ref):
   np.testing.assert_array_equal(np.float32(T.rand_low), np.float32(low), err_msg=f"{task} rand_low")
   np.testing.assert_array_equal(np.float32(T.rand_high), np.float32(high), err_msg=f"{task} rand_high")
   for name in ("hand_init_pos", "hand_low", "hand_high"):
-    np.testing.assert_allclose(getattr(T, name), arrays[f"{task}/{name}"], atol=1e-9, err_msg=f"{task} {name}")
+    np.testing.assert_allclose(
+      getattr(T, name), arrays[f"{task}/{name}"], atol=1e-9, err_msg=f"{task} {name}"
+    )
   np.testing.assert_allclose(T.mocap_low or T.hand_low, arrays[f"{task}/mocap_low"], atol=1e-9)
   np.testing.assert_allclose(T.mocap_high or T.hand_high, arrays[f"{task}/mocap_high"], atol=1e-9)
   np.testing.assert_allclose(T.goal_low, arrays[f"{task}/goal_low"], atol=1e-9, err_msg=f"{task} goal_low")
@@ -174,21 +189,29 @@ def test_reset_distribution_matches_reference(task, ref):
   if c is not None:
     margin = np.abs(np.linalg.norm(cands[:, c["a"]] - cands[:, c["b"]], axis=-1) - c["min"])
     ours_valid, theirs_valid = ours_valid[margin > 1e-6], theirs_valid[margin > 1e-6]
-  np.testing.assert_array_equal(ours_valid, theirs_valid, err_msg=f"{task}: valid() differs from the reference's rule")
+  np.testing.assert_array_equal(
+    ours_valid, theirs_valid, err_msg=f"{task}: valid() differs from the reference's rule"
+  )
   assert np.asarray(jax.vmap(T.valid)(jnp.asarray(ref_rv, jnp.float32))).all(), task
   # Our sampler: inside the bounds, obeying the rule, spanning what the reference's draws span.
   env = make_env(task)
-  ours = np.asarray(jax.jit(jax.vmap(env.sample_rand_vec))(jax.random.split(jax.random.PRNGKey(0), N_SAMPLES)),
-                    np.float64)
+  ours = np.asarray(
+    jax.jit(jax.vmap(env.sample_rand_vec))(jax.random.split(jax.random.PRNGKey(0), N_SAMPLES)), np.float64
+  )
   assert ours.shape == (N_SAMPLES, low.size)
   lo32, hi32 = np.float32(low), np.float32(high)
   assert np.all(ours >= lo32) and np.all(ours <= hi32), task
-  assert reference_rule(meta, task, ours + 0.0).all() or c is None or \
-      (np.linalg.norm(ours[:, c["a"]] - ours[:, c["b"]], axis=-1) >= c["min"] - 1e-6).all(), task
+  assert (
+    reference_rule(meta, task, ours + 0.0).all()
+    or c is None
+    or (np.linalg.norm(ours[:, c["a"]] - ours[:, c["b"]], axis=-1) >= c["min"] - 1e-6).all()
+  ), task
   span = high - low
   tol = COVER * span + 1e-7
-  print(f"{task} rand_vec range: ours min-ref min max {np.max(ours.min(0) - ref_rv.min(0)):+.4f}, "
-        f"ref max-ours max max {np.max(ref_rv.max(0) - ours.max(0)):+.4f} (span {span.round(3).tolist()})")
+  print(
+    f"{task} rand_vec range: ours min-ref min max {np.max(ours.min(0) - ref_rv.min(0)):+.4f}, "
+    f"ref max-ours max max {np.max(ref_rv.max(0) - ours.max(0)):+.4f} (span {span.round(3).tolist()})"
+  )
   assert np.all(ours.min(0) <= ref_rv.min(0) + tol), (task, ours.min(0), ref_rv.min(0))
   assert np.all(ours.max(0) >= ref_rv.max(0) - tol), (task, ours.max(0), ref_rv.max(0))
   # Same mean (within 4 standard errors) where the range is not a point.
@@ -214,11 +237,13 @@ def test_reset_to_places_episode_as_reference(task, ref):
   episode = arrays[f"{task}/episode"]
   first = np.array([np.flatnonzero(episode == e)[0] for e in range(len(rv) - n)])
   recorded = {k: v[first] for k, v in fixture_reads(arrays, task).items()}
-  expected = {"target_pos": np.concatenate([arrays[f"{task}/reset/target_pos"][:n], recorded["target_pos"]]),
-              "obj_init_pos": np.concatenate([arrays[f"{task}/reset/obj_init_pos"][:n], recorded["obj_init_pos"]]),
-              "init_tcp": np.concatenate([arrays[f"{task}/reset/init_tcp"][:n], recorded["init_tcp"]])}
+  expected = {
+    "target_pos": np.concatenate([arrays[f"{task}/reset/target_pos"][:n], recorded["target_pos"]]),
+    "obj_init_pos": np.concatenate([arrays[f"{task}/reset/obj_init_pos"][:n], recorded["obj_init_pos"]]),
+    "init_tcp": np.concatenate([arrays[f"{task}/reset/init_tcp"][:n], recorded["init_tcp"]]),
+  }
   sag = ("init_tcp",)
-  live = ("init_left_pad", "init_right_pad")   # the reference's alias the live pads: test_init_pads_...
+  live = ("init_left_pad", "init_right_pad")  # the reference's alias the live pads: test_init_pads_...
   compared = []
   for key in sorted((set(ctx) & set(recorded)) - set(live)):
     theirs = expected.get(key)
@@ -251,8 +276,11 @@ def test_init_pads_are_live_pads_as_reference(ref):
     rec = fixture_reads(arrays, task)
     for side in ("left", "right"):
       np.testing.assert_array_equal(rec[f"init_{side}_pad"], rec[f"{side}_pad"], err_msg=task)
-  users = [t for t in mw_tasks.available()
-           if {"init_left_pad", "init_right_pad"} & set(getattr(mw_tasks.module(t), "READS", ()))]
+  users = [
+    t
+    for t in mw_tasks.available()
+    if {"init_left_pad", "init_right_pad"} & set(getattr(mw_tasks.module(t), "READS", ()))
+  ]
   assert "pick-place-v3" in users, users  # the reference's pick-place reads them
   for task in users:
     env = make_env(task)
@@ -264,20 +292,24 @@ def test_init_pads_are_live_pads_as_reference(ref):
       state = env.reset_to(rv)
       d = state.pipeline_state
       qpos = d.qpos.at[m.joint("r_close").qposadr[0]].set(0.03).at[m.joint("l_close").qposadr[0]].set(-0.02)
-      qpos = qpos.at[env.ids.hand_qpos + 1].add(0.05)   # the hand 5 cm along +y
+      qpos = qpos.at[env.ids.hand_qpos + 1].add(0.05)  # the hand 5 cm along +y
       d = env.reset_forward(d.replace(qpos=qpos))
       return env.reward_reads(d, state.info["ctx"])
 
     reads = {k: np.asarray(v) for k, v in moved_reads(rv).items()}
     for side in ("left", "right"):
       np.testing.assert_allclose(
-          reads[f"init_{side}_pad"], reads[f"{side}_pad"], atol=1e-6,
-          err_msg=f"{task}: reads['init_{side}_pad'] is not the live {side} pad (the reference's is an alias of "
-                  f"data.xpos: get_body_com returns a view); a reward using it differs from the reference's "
-                  f"once the pads move")
+        reads[f"init_{side}_pad"],
+        reads[f"{side}_pad"],
+        atol=1e-6,
+        err_msg=f"{task}: reads['init_{side}_pad'] is not the live {side} pad (the reference's is an alias of "
+        f"data.xpos: get_body_com returns a view); a reward using it differs from the reference's "
+        f"once the pads move",
+      )
 
 
 # ------------------------------------------------------------------------------------ hand motion
+
 
 @pytest.fixture(scope="module")
 def reach_motion(ref):
@@ -289,15 +321,17 @@ def reach_motion(ref):
   rand_vec = jnp.asarray(arrays[f"{p}/rand_vec"], jnp.float32)
 
   @jax.jit
-  def rollouts(actions):      # one compiled function: the reset and all sequences' scans
+  def rollouts(actions):  # one compiled function: the reset and all sequences' scans
     state0 = env.reset_to(rand_vec)
 
     def rollout(acts):
       def body(s, a):
         s = env.step(s, a)
         return s, s.obs[:4]
+
       _, obs = jax.lax.scan(body, state0, acts)
       return jnp.concatenate([state0.obs[None, :4], obs])
+
     return jax.vmap(rollout)(actions)
 
   obs = np.asarray(rollouts(actions))
@@ -322,28 +356,36 @@ def test_hand_motion_matches_reference(ref, reach_motion):
   start_gap = np.linalg.norm(hand[:, 0] - ref_hand[:, 0], axis=-1)
   assert start_gap.max() < HAND_START_MAX, start_gap
   disp, ref_disp = hand - hand[:, :1], ref_hand - ref_hand[:, :1]
-  gap = np.linalg.norm(disp - ref_disp, axis=-1)                # [S, T + 1]
-  inside = np.cumsum(mocap_y > ARM_Y, axis=1) == 0              # until the mocap first leaves the workspace
-  per_seq = {n: (round(float(gap[i][inside[i]].mean()), 4), round(float(gap[i][inside[i]].max()), 4))
-             for i, n in enumerate(names)}
-  print(f"hand path gap inside the arm's workspace (mean, max) m: {per_seq}; overall mean "
-        f"{gap[inside].mean():.4f} max {gap[inside].max():.4f} ({inside.sum()}/{inside.size} steps); beyond: max "
-        f"{gap[~inside].max() if (~inside).any() else 0:.4f}; all steps mean {gap.mean():.4f}; start gap max "
-        f"{start_gap.max():.4f}")
+  gap = np.linalg.norm(disp - ref_disp, axis=-1)  # [S, T + 1]
+  inside = np.cumsum(mocap_y > ARM_Y, axis=1) == 0  # until the mocap first leaves the workspace
+  per_seq = {
+    n: (round(float(gap[i][inside[i]].mean()), 4), round(float(gap[i][inside[i]].max()), 4))
+    for i, n in enumerate(names)
+  }
+  print(
+    f"hand path gap inside the arm's workspace (mean, max) m: {per_seq}; overall mean "
+    f"{gap[inside].mean():.4f} max {gap[inside].max():.4f} ({inside.sum()}/{inside.size} steps); beyond: max "
+    f"{gap[~inside].max() if (~inside).any() else 0:.4f}; all steps mean {gap.mean():.4f}; start gap max "
+    f"{start_gap.max():.4f}"
+  )
   assert gap[inside].mean() < HAND_PATH_MEAN, per_seq
   assert gap[inside].max() < HAND_PATH_MAX, per_seq
   if (~inside).any():
     assert gap[~inside].max() < STRETCHED_MAX, gap[~inside].max()
-    assert np.all(disp[..., 1][~inside] >= ref_disp[..., 1][~inside] - 0.005)   # the reference lags, not ours
+    assert np.all(disp[..., 1][~inside] >= ref_disp[..., 1][~inside] - 0.005)  # the reference lags, not ours
   # Constant sequences: the displacement along the commanded axis at the last step inside the workspace
   # agrees within 20% (+ 5 mm); the others stay within 1.5 cm.
   for i, n in enumerate(names):
     if n[0] in "+-" and "@" in n:
       axis, t = "xyz".index(n[1]), int(np.flatnonzero(inside[i])[-1])
       ours, theirs = disp[i, t, axis], ref_disp[i, t, axis]
-      assert np.sign(ours) == np.sign(theirs) and abs(ours - theirs) <= 0.2 * abs(theirs) + 0.005, (n, ours, theirs)
+      assert np.sign(ours) == np.sign(theirs) and abs(ours - theirs) <= 0.2 * abs(theirs) + 0.005, (
+        n,
+        ours,
+        theirs,
+      )
       others = [k for k in range(3) if k != axis]
-      assert np.abs(disp[i, :t + 1][:, others] - ref_disp[i, :t + 1][:, others]).max() < 0.015, n
+      assert np.abs(disp[i, : t + 1][:, others] - ref_disp[i, : t + 1][:, others]).max() < 0.015, n
   ggap = np.abs(grip - ref_grip)
   print(f"gripper obs[3] gap mean {ggap.mean():.4f} max {ggap.max():.4f}")
   assert ggap.mean() < GRIP_MEAN and ggap.max() < GRIP_MAX, ggap.max(1)

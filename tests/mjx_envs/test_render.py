@@ -2,6 +2,12 @@
 self-play game shows whoever acts, videos are written, and a broken GL backend gives a clear error.
 
 Two compiled functions in all (one short `rollout` per family); everything else renders their states."""
+
+import mjx_envs
+from mjx_envs import _gl
+from mjx_envs import render as R
+from mjx_envs.blocks import selfplay
+
 import os
 import sys
 
@@ -10,11 +16,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
-import mjx_envs
-from mjx_envs import _gl
-from mjx_envs import render as R
-from mjx_envs.blocks import selfplay
 
 W, H = 160, 120
 STEPS = 4
@@ -114,8 +115,12 @@ def test_selfplay_shows_whoever_acts_with_bobs_goal(blocks):
   alice_frame = R.render(world, alice, width=W, height=H, ghosts=False)
   bob_frame = R.render(world, bob, width=W, height=H)
   assert _pixels_apart(alice_frame, bob_frame) > 2 * SAME_FRAME_PIXELS
-  cases = [(selfplay.ALICE, -1, alice_frame), (selfplay.BOB, selfplay.ALICE, bob_frame),
-           (selfplay.OVER, selfplay.BOB, bob_frame), (selfplay.OVER, selfplay.ALICE, alice_frame)]
+  cases = [
+    (selfplay.ALICE, -1, alice_frame),
+    (selfplay.BOB, selfplay.ALICE, bob_frame),
+    (selfplay.OVER, selfplay.BOB, bob_frame),
+    (selfplay.OVER, selfplay.ALICE, alice_frame),
+  ]
   for phase, acted, expected in cases:
     assert_same_frame(R.render(game, game_state(phase, acted), width=W, height=H), expected)
 
@@ -139,6 +144,7 @@ def test_save_video_mp4_and_gif(fetch, tmp_path):
 def test_renderer_failure_names_mujoco_gl_and_the_fixes(monkeypatch):
   def broken(*args, **kwargs):
     raise ImportError("no GL here")
+
   monkeypatch.setattr(R.mujoco, "Renderer", broken)
   with pytest.raises(RuntimeError, match="MUJOCO_GL") as e:
     R.check_backend()
@@ -162,8 +168,12 @@ def test_gl_default_respects_the_user(monkeypatch):
   monkeypatch.setenv("PYOPENGL_PLATFORM", "osmesa")
   assert _gl.apply() == "osmesa"
   monkeypatch.delenv("PYOPENGL_PLATFORM")
-  for installed, expected in [({"EGL", "OpenGL", "OSMesa"}, "egl"), ({"EGL", "OSMesa"}, "osmesa"),
-                              ({"EGL", "GL"}, "egl"), (set(), None)]:
+  for installed, expected in [
+    ({"EGL", "OpenGL", "OSMesa"}, "egl"),
+    ({"EGL", "OSMesa"}, "osmesa"),
+    ({"EGL", "GL"}, "egl"),
+    (set(), None),
+  ]:
     monkeypatch.delenv("MUJOCO_GL", raising=False)
     monkeypatch.setattr(_gl, "_installed", installed.__contains__)
     assert _gl.apply() == expected and os.environ.get("MUJOCO_GL") == expected

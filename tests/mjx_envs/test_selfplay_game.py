@@ -1,33 +1,37 @@
 """The Alice/Bob game: every row of the reward table and every validation rule, by scripted scenarios
 (teleporting a block where a turn should leave it) on one compiled step."""
+
+import mjx_envs
+from mjx_envs.blocks import selfplay
+from mjx_envs.blocks.scene import BLOCK_HALF, TABLE_POS, TABLE_Z
+
 import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import mjx_envs
-from mjx_envs.blocks import selfplay
-from mjx_envs.blocks.scene import BLOCK_HALF, TABLE_POS, TABLE_Z
-
 ALICE_STEPS, BOB_STEPS = 3, 4
 NOOP = jnp.full((6,), 5)  # the middle bin of every dimension: no motion
 Z = TABLE_Z + BLOCK_HALF
 IN_ZONE = (TABLE_POS[0] + 0.1, TABLE_POS[1], Z)
-OUT_OF_ZONE = (TABLE_POS[0] + 0.5, TABLE_POS[1], Z)   # on the table, outside the placement area
+OUT_OF_ZONE = (TABLE_POS[0] + 0.5, TABLE_POS[1], Z)  # on the table, outside the placement area
 OFF_TABLE = (TABLE_POS[0] + 0.9, TABLE_POS[1], Z)
 
 
 @pytest.fixture(scope="module")
 def game():
-  env = mjx_envs.make("BlocksSelfPlay", num_objects=1, alice_steps=ALICE_STEPS,
-                      bob_steps_per_object=BOB_STEPS, max_goals=3)
+  env = mjx_envs.make(
+    "BlocksSelfPlay", num_objects=1, alice_steps=ALICE_STEPS, bob_steps_per_object=BOB_STEPS, max_goals=3
+  )
   adr = int(env.world._obj_qpos[0])  # pylint: disable=protected-access
 
   def teleport(state, who, pos):
     ws = state.pipeline_state[who]
     data = ws.pipeline_state
-    data = data.replace(qpos=data.qpos.at[adr:adr + 3].set(jnp.asarray(pos)), qvel=jnp.zeros_like(data.qvel))
+    data = data.replace(
+      qpos=data.qpos.at[adr : adr + 3].set(jnp.asarray(pos)), qvel=jnp.zeros_like(data.qvel)
+    )
     return state.replace(pipeline_state={**state.pipeline_state, who: ws.replace(pipeline_state=data)})
 
   return env, jax.jit(env.reset), jax.jit(env.step), jax.jit(teleport, static_argnums=1)
@@ -59,8 +63,9 @@ def _bob_turn(game, state, solve: bool):
 def test_bob_starts_from_alices_initial_state(game):
   env, reset, step, teleport = game
   s = reset(jax.random.PRNGKey(0))
-  chex.assert_trees_all_equal(s.pipeline_state["alice"].pipeline_state.qpos,
-                              s.pipeline_state["bob"].pipeline_state.qpos)
+  chex.assert_trees_all_equal(
+    s.pipeline_state["alice"].pipeline_state.qpos, s.pipeline_state["bob"].pipeline_state.qpos
+  )
   assert "desired_goal" in s.obs["bob"] and int(s.info["phase"]) == selfplay.ALICE
   # Each agent sees the fraction of its turn still to come.
   assert float(s.obs["alice"]["steps_left"]) == 1.0 and float(s.obs["bob"]["steps_left"]) == 1.0
@@ -70,7 +75,7 @@ def test_bob_starts_from_alices_initial_state(game):
   assert float(s.obs["bob"]["steps_left"]) == 1.0
   np.testing.assert_allclose(float(step(s, NOOP).obs["bob"]["steps_left"]), 1.0 - 1.0 / BOB_STEPS, rtol=1e-6)
   # Alice's copy moved; Bob's is still the shared initial state, now with her final state as goal.
-  bob_block = s.pipeline_state["bob"].pipeline_state.qpos[env.world._obj_qpos[0]:][:3]  # pylint: disable=protected-access
+  bob_block = s.pipeline_state["bob"].pipeline_state.qpos[env.world._obj_qpos[0] :][:3]  # pylint: disable=protected-access
   assert float(jnp.linalg.norm(bob_block[:2] - jnp.asarray(IN_ZONE[:2]))) > 0.05
   np.testing.assert_allclose(s.obs["bob"]["desired_goal"][0, :3], IN_ZONE, atol=0.01)
   assert int(s.info["phase"]) == selfplay.BOB
@@ -92,8 +97,10 @@ def test_invalid_goal_off_table(game):
   assert float(s.info["alice_reward"]) == 0.0
 
 
-@pytest.mark.parametrize("pos,solve,alice_r", [(IN_ZONE, False, 6.0), (IN_ZONE, True, 1.0),
-                                               (OUT_OF_ZONE, False, 3.0), (OUT_OF_ZONE, True, -2.0)])
+@pytest.mark.parametrize(
+  "pos,solve,alice_r",
+  [(IN_ZONE, False, 6.0), (IN_ZONE, True, 1.0), (OUT_OF_ZONE, False, 3.0), (OUT_OF_ZONE, True, -2.0)],
+)
 def test_reward_table(game, pos, solve, alice_r):
   s = _alice_turn(game, game[1](jax.random.PRNGKey(3)), pos)
   assert float(s.info["goal_valid"]) == 1.0 and float(s.info["alice_reward"]) == 0.0
@@ -136,18 +143,20 @@ def test_bob_continues_from_his_last_success(game):
   # goal 2 with the block where he solved goal 1.
   assert float(s.info["goal_valid"]) == 1.0
   adr = env.world._obj_qpos[0]  # pylint: disable=protected-access
-  np.testing.assert_allclose(s.pipeline_state["bob"].pipeline_state.qpos[adr:adr + 2], IN_ZONE[:2], atol=0.01)
+  np.testing.assert_allclose(
+    s.pipeline_state["bob"].pipeline_state.qpos[adr : adr + 2], IN_ZONE[:2], atol=0.01
+  )
 
 
 def test_validate_rules(game):
   env = game[0]
   start = jnp.zeros((8, 7)).at[:, 3].set(1.0).at[0, :3].set(jnp.asarray(IN_ZONE))
   same = start.at[0, 0].add(0.01)
-  assert not bool(env.validate(start, same)[0])                     # moved less than the threshold
+  assert not bool(env.validate(start, same)[0])  # moved less than the threshold
   moved = start.at[0, 0].add(0.1)
   valid, ooz, _, _ = env.validate(start, moved)
   assert bool(valid) and not bool(ooz)
-  high = start.at[0, 2].add(0.3)                                     # lifted above the zone's 0.26 m
+  high = start.at[0, 2].add(0.3)  # lifted above the zone's 0.26 m
   valid, ooz, _, _ = env.validate(start, high)
   assert bool(valid) and bool(ooz)
   off = start.at[0, :3].set(jnp.asarray(OFF_TABLE))
@@ -156,7 +165,7 @@ def test_validate_rules(game):
 
 def test_rotations_compare_in_full_by_default():
   """A block Alice turned 90 degrees in place sets a goal with full rotations (robogym's training rule,
-  the default); modulo the cube's symmetries (`rotation="symmetric"`, the rule before issue 13) it did not
+  the default); modulo the cube's symmetries (`rotation="symmetric"`, the rule before 2026-11-23) it did not
   move. Pure functions: nothing compiled."""
   start = jnp.zeros((8, 7)).at[:, 3].set(1.0).at[0, :3].set(jnp.asarray(IN_ZONE))
   quarter = start.at[0, 3:].set(jnp.array([np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]))
@@ -179,6 +188,8 @@ def test_diverged_physics_ends_the_game_as_a_truncation(game):
   ws = s.pipeline_state["bob"]
   blown = ws.replace(pipeline_state=ws.pipeline_state.replace(qvel=ws.pipeline_state.qvel.at[:].set(1e9)))
   s = step(s.replace(pipeline_state={**s.pipeline_state, "bob": blown}), NOOP)
-  assert float(s.metrics["diverged"]) == 1.0 and float(s.done) == 1.0 and int(s.info["phase"]) == selfplay.OVER
+  assert (
+    float(s.metrics["diverged"]) == 1.0 and float(s.done) == 1.0 and int(s.info["phase"]) == selfplay.OVER
+  )
   for k in ("bob_turn_end", "goal_finished", "goal_failed", "alice_reward", "bob_reward", "bob_success"):
     assert float(s.info[k]) == 0.0, k

@@ -1,11 +1,12 @@
 """Training wrappers: episode limits vs termination, fresh auto-resets, statistics, divergence resets."""
+
+import mjx_envs
+from mjx_envs import wrappers
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
-import mjx_envs
-from mjx_envs import wrappers
 
 N, T = 4, 3
 
@@ -77,8 +78,11 @@ def test_bad_action_shape_is_a_clear_error(wrapped):
 
 
 def test_flatten_goal_obs():
-  obs = {"observation": jnp.ones((2, 5)), "desired_goal": jnp.zeros((2, 8, 7)),
-         "achieved_goal": jnp.zeros((2, 8, 7))}
+  obs = {
+    "observation": jnp.ones((2, 5)),
+    "desired_goal": jnp.zeros((2, 8, 7)),
+    "achieved_goal": jnp.zeros((2, 8, 7)),
+  }
   flat = wrappers.flatten_goal_obs(obs)
   assert flat.shape == (2, 5 + 56)
   np.testing.assert_array_equal(flat[:, :5], 1.0)

@@ -8,16 +8,16 @@ import importlib.util
 
 # reference task name -> module in this package, in MT10's order (metaworld.MT10's train classes)
 MODULES = {
-    "reach-v3": "reach",
-    "push-v3": "push",
-    "pick-place-v3": "pick_place",
-    "door-open-v3": "door_open",
-    "drawer-open-v3": "drawer_open",
-    "drawer-close-v3": "drawer_close",
-    "button-press-topdown-v3": "button_press_topdown",
-    "peg-insert-side-v3": "peg_insert_side",
-    "window-open-v3": "window_open",
-    "window-close-v3": "window_close",
+  "reach-v3": "reach",
+  "push-v3": "push",
+  "pick-place-v3": "pick_place",
+  "door-open-v3": "door_open",
+  "drawer-open-v3": "drawer_open",
+  "drawer-close-v3": "drawer_close",
+  "button-press-topdown-v3": "button_press_topdown",
+  "peg-insert-side-v3": "peg_insert_side",
+  "window-open-v3": "window_open",
+  "window-close-v3": "window_close",
 }
 MT10 = tuple(MODULES)
 

@@ -28,8 +28,6 @@ Deliberate differences:
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from mjx_envs.metaworld.tasks.push import move  # noqa: F401  (the drawer controllers' step)
 
 DRAWER_CASE_POS = (0.0, 0.0, 0.084)
@@ -37,8 +35,9 @@ DRAWER_LINK_POS = (0.0, -0.01, 0.006)
 # drawer_link frame relative to the drawer body at joint position 0
 LINK_OFFSET = tuple(a + b for a, b in zip(DRAWER_CASE_POS, DRAWER_LINK_POS))
 
-_COL = ('contype="2" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" '
-        'friction="1 0.005 0.0001"')
+_COL = (
+  'contype="2" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" friction="1 0.005 0.0001"'
+)
 
 DRAWER_XML = f"""
     <body name="drawer" mocap="true" pos="0 0.9 0">
@@ -71,14 +70,16 @@ DRAWER_XML = f"""
       </body>
     </body>"""
 
+
 def place_drawer(env, d, drawer_pos, slide: float = 0.0):
   """Puts the drawer body at `drawer_pos` [3] (its mocap) and its slide joint at `slide`, at rest."""
   m = env.mj_model
   mocap = int(m.body("drawer").mocapid[0])
   j = m.joint("goal_slidey")
   a, v = int(j.qposadr[0]), int(j.dofadr[0])
-  return d.replace(mocap_pos=d.mocap_pos.at[mocap].set(drawer_pos), qpos=d.qpos.at[a].set(slide),
-                   qvel=d.qvel.at[v].set(0.0))
+  return d.replace(
+    mocap_pos=d.mocap_pos.at[mocap].set(drawer_pos), qpos=d.qpos.at[a].set(slide), qvel=d.qvel.at[v].set(0.0)
+  )
 
 
 def link_xpos(env, d):
@@ -89,5 +90,3 @@ def link_xpos(env, d):
 def link_xquat(env, d):
   """drawer_link's orientation [w, x, y, z] (the reference's `data.body("drawer_link").xquat`)."""
   return d.xquat[env.mj_model.body("drawer_link").id]
-
-

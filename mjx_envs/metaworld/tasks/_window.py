@@ -45,8 +45,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-OPEN_SITE = (-0.04, -0.095, 0.0)   # handleOpenStart, relative to the window at slide 0
-CLOSE_SITE = (0.01, -0.095, 0.0)   # handleCloseStart
+OPEN_SITE = (-0.04, -0.095, 0.0)  # handleOpenStart, relative to the window at slide 0
+CLOSE_SITE = (0.01, -0.095, 0.0)  # handleCloseStart
 
 _C = 'condim="3" solimp="0.99 0.99 0.01" solref="0.01 1"'
 # moving sash: touched by the hand (contype 1) and not by the table plane (contype 2 shares no bit with
@@ -110,22 +110,27 @@ def place_window(env, d, pos, slide):
   mocap = m.body("window").mocapid[0]
   j = m.joint("window_slide")
   a, v = int(j.qposadr[0]), int(j.dofadr[0])
-  return d.replace(mocap_pos=d.mocap_pos.at[mocap].set(pos), qpos=d.qpos.at[a].set(slide),
-                   qvel=d.qvel.at[v].set(0.0))
+  return d.replace(
+    mocap_pos=d.mocap_pos.at[mocap].set(pos), qpos=d.qpos.at[a].set(slide), qvel=d.qvel.at[v].set(0.0)
+  )
 
 
 def site_reads(name):
   """A `Task.reads` that returns the world position of site `name` as "site:<name>"."""
+
   def reads(env, d, ctx):
     del ctx
     return {f"site:{name}": d.site_xpos[env.mj_model.site(name).id]}
+
   return reads
 
 
 def objects_at(name):
   """A `Task.objects`: the site `name` and a zero quaternion (the reference's `np.zeros(4)`)."""
+
   def objects(env, d):
     return d.site_xpos[env.mj_model.site(name).id], jnp.zeros((4,), jnp.float32)
+
   return objects
 
 
@@ -147,7 +152,7 @@ def push_controller(obs, direction: float):
   approach_x = obj[..., 0] + touch - direction * 0.015
   want_y = obj[..., 1] + 0.03
   want_z = obj[..., 2] + 0.045
-  rel_x = (hand[..., 0] - obj[..., 0]) * direction          # along the push direction, site-relative
+  rel_x = (hand[..., 0] - obj[..., 0]) * direction  # along the push direction, site-relative
   in_yz = (jnp.abs(hand[..., 1] - want_y) < 0.012) & (jnp.abs(hand[..., 2] - want_z) < 0.012)
   behind = (rel_x > -0.04) & (rel_x < touch * direction + 0.02)
   engaged = in_yz & behind

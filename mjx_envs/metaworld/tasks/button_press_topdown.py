@@ -46,13 +46,13 @@ Deliberate differences:
 
 from __future__ import annotations
 
+from mjx_envs.metaworld import rewards as R
+from mjx_envs.metaworld.sawyer import Task
+
 import math
 
 import jax.numpy as jnp
 import numpy as np
-
-from mjx_envs.metaworld import rewards as R
-from mjx_envs.metaworld.sawyer import Task
 
 BOX_EULER_X = -1.57
 OBS_OFFSET = (0.0, 0.0, 0.193)  # obj = button xpos + this
@@ -70,10 +70,14 @@ START_OFFSET = _box_offset(-0.1935)
 
 # the button: touched by the hand (contype 1) and not by the table plane (contype 2 shares no bit with the
 # plane's conaffinity); the box: touched by moving geoms only
-_COL = ('contype="2" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" group="4" '
-        'rgba="0.3 0.3 1 0"')
-_FIXED = ('contype="0" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" group="4" '
-          'rgba="0.3 0.3 1 0"')
+_COL = (
+  'contype="2" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" group="4" '
+  'rgba="0.3 0.3 1 0"'
+)
+_FIXED = (
+  'contype="0" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" group="4" '
+  'rgba="0.3 0.3 1 0"'
+)
 _VIS = 'contype="0" conaffinity="0" group="1" mass="0"'
 _BLACK = 'rgba="0.15 0.15 0.15 1"'
 
@@ -130,14 +134,21 @@ def reward(obs, action, reads):
   obj_to_target = jnp.abs(reads["target_pos"][..., 2] - obj[..., 2])
   tcp_closed = 1 - obs[..., 3]
   near_button = R.tolerance(tcp_to_obj, bounds=(0, 0.01), margin=tcp_to_obj_init, sigmoid="long_tail")
-  button_pressed = R.tolerance(obj_to_target, bounds=(0, 0.005), margin=reads["_obj_to_target_init"],
-                               sigmoid="long_tail")
+  button_pressed = R.tolerance(
+    obj_to_target, bounds=(0, 0.005), margin=reads["_obj_to_target_init"], sigmoid="long_tail"
+  )
   rew = 5 * R.hamacher_product(tcp_closed, near_button)
   rew = rew + jnp.where(tcp_to_obj <= 0.03, 5 * button_pressed, 0.0)
   f = lambda b: b.astype(jnp.float32)
-  info = {"success": f(obj_to_target <= SUCCESS_DIST), "near_object": f(tcp_to_obj <= 0.05),
-          "grasp_success": f(obs[..., 3] > 0), "grasp_reward": near_button, "in_place_reward": button_pressed,
-          "obj_to_target": obj_to_target, "unscaled_reward": rew}
+  info = {
+    "success": f(obj_to_target <= SUCCESS_DIST),
+    "near_object": f(tcp_to_obj <= 0.05),
+    "grasp_success": f(obs[..., 3] > 0),
+    "grasp_reward": near_button,
+    "in_place_reward": button_pressed,
+    "obj_to_target": obj_to_target,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -161,8 +172,16 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="button-press-topdown-v3", objects_xml=OBJECTS_XML,
-    hand_init_pos=(0.0, 0.4, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.5, 0.40, 0.05), goal_high=(0.5, 1.0, 0.5),
-    rand_low=(-0.1, 0.8, 0.115), rand_high=(0.1, 0.9, 0.115),
-    place=place, objects=objects, reward=reward)
+  name="button-press-topdown-v3",
+  objects_xml=OBJECTS_XML,
+  hand_init_pos=(0.0, 0.4, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.5, 0.40, 0.05),
+  goal_high=(0.5, 1.0, 0.5),
+  rand_low=(-0.1, 0.8, 0.115),
+  rand_high=(0.1, 0.9, 0.115),
+  place=place,
+  objects=objects,
+  reward=reward,
+)

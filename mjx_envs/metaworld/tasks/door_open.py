@@ -49,12 +49,12 @@ not affordable on the shared 2-core CPU used.
 
 from __future__ import annotations
 
+from mjx_envs.metaworld import rewards as R
+from mjx_envs.metaworld.sawyer import Task, mat_to_quat_xyzw
+
 import math
 
 import jax.numpy as jnp
-
-from mjx_envs.metaworld import rewards as R
-from mjx_envs.metaworld.sawyer import Task, mat_to_quat_xyzw
 
 DOOR_LINK_POS = (-0.185, -0.1, 0.0)
 HANDLE_POS = (0.3757216301, -0.1071398955, 0.0000359487)  # in door_link, the reference's compiled pose
@@ -63,8 +63,9 @@ HANDLE_HALF = (0.0227195639, 0.0697057183, 0.0969049991)
 TARGET_OFFSET = (-0.3, -0.45, 0.0)
 READS = ("target_pos", "qpos:doorjoint")
 
-_COL = ('contype="1" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" '
-        'friction="1 0.005 0.0001"')
+_COL = (
+  'contype="1" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" friction="1 0.005 0.0001"'
+)
 _f = lambda v: " ".join(repr(float(x)) for x in v)
 
 OBJECTS_XML = f"""
@@ -103,8 +104,9 @@ def place(env, d, rand_vec):
   mocap = int(m.body("door").mocapid[0])
   j = m.joint("doorjoint")
   a, v = int(j.qposadr[0]), int(j.dofadr[0])
-  d = d.replace(mocap_pos=d.mocap_pos.at[mocap].set(rand_vec), qpos=d.qpos.at[a].set(0.0),
-                qvel=d.qvel.at[v].set(0.0))
+  d = d.replace(
+    mocap_pos=d.mocap_pos.at[mocap].set(rand_vec), qpos=d.qpos.at[a].set(0.0), qvel=d.qvel.at[v].set(0.0)
+  )
   target = rand_vec + jnp.array(TARGET_OFFSET)
   handle = rand_vec + jnp.array(DOOR_LINK_POS) + jnp.array(HANDLE_POS)  # at doorjoint = 0
   max_pull = jnp.linalg.norm(handle[:2] - target[:2])
@@ -126,19 +128,26 @@ def _reward_pos(obs, theta):
   door = obs[..., 4:7] + jnp.array([-0.05, 0.0, 0.0])
   threshold = 0.12
   radius = jnp.linalg.norm(hand[..., :2] - door[..., :2], axis=-1)
-  floor = jnp.where(radius <= threshold, 0.0,
-                    0.04 * jnp.log(jnp.maximum(radius - threshold, 1e-30)) + 0.4)
+  floor = jnp.where(radius <= threshold, 0.0, 0.04 * jnp.log(jnp.maximum(radius - threshold, 1e-30)) + 0.4)
   # the reference evaluates the tolerance only below the floor, where floor > hand z >= 0
   below = hand[..., 2] < floor
   safe_floor = jnp.where(below, floor, 1.0)
-  above_floor = jnp.where(below, R.tolerance(safe_floor - hand[..., 2], bounds=(0.0, 0.01),
-                                             margin=safe_floor / 2.0, sigmoid="long_tail"), 1.0)
-  in_place = R.tolerance(jnp.linalg.norm(hand - door - jnp.array([0.05, 0.03, -0.01]), axis=-1),
-                         bounds=(0, threshold / 2.0), margin=0.5, sigmoid="long_tail")
+  above_floor = jnp.where(
+    below,
+    R.tolerance(safe_floor - hand[..., 2], bounds=(0.0, 0.01), margin=safe_floor / 2.0, sigmoid="long_tail"),
+    1.0,
+  )
+  in_place = R.tolerance(
+    jnp.linalg.norm(hand - door - jnp.array([0.05, 0.03, -0.01]), axis=-1),
+    bounds=(0, threshold / 2.0),
+    margin=0.5,
+    sigmoid="long_tail",
+  )
   ready = R.hamacher_product(above_floor, in_place)
   door_angle = -theta
   opened = 0.2 * (theta < -math.pi / 90.0).astype(jnp.float32) + 0.8 * R.tolerance(
-      math.pi / 2.0 + math.pi / 6 - door_angle, bounds=(0, 0.5), margin=math.pi / 3.0, sigmoid="long_tail")
+    math.pi / 2.0 + math.pi / 6 - door_angle, bounds=(0, 0.5), margin=math.pi / 3.0, sigmoid="long_tail"
+  )
   return ready, opened
 
 
@@ -149,9 +158,15 @@ def reward(obs, action, reads):
   success = jnp.abs(obs[..., 4] - reads["target_pos"][..., 0]) <= 0.08
   rew = jnp.where(success, 10.0, 2.0 * R.hamacher_product(ready, grab) + 8.0 * opened)
   f = lambda b: b.astype(jnp.float32)
-  info = {"success": f(success), "near_object": ready, "grasp_success": f(grab >= 0.5),
-          "grasp_reward": grab, "in_place_reward": opened, "obj_to_target": jnp.zeros_like(rew),
-          "unscaled_reward": rew}
+  info = {
+    "success": f(success),
+    "near_object": ready,
+    "grasp_success": f(grab >= 0.5),
+    "grasp_reward": grab,
+    "in_place_reward": opened,
+    "obj_to_target": jnp.zeros_like(rew),
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -162,15 +177,25 @@ def scripted(obs):
   door = obs[..., 4:7] + jnp.array([-0.05, 0.0, 0.0])
   far = jnp.linalg.norm(hand[..., :2] - door[..., :2], axis=-1, keepdims=True) > 0.12
   high = jnp.abs(hand[..., 2:3] - door[..., 2:3]) > 0.04
-  to = jnp.where(far, door + jnp.array([0.06, 0.02, 0.2]),
-                 jnp.where(high, door + jnp.array([0.06, 0.02, 0.0]), door))
+  to = jnp.where(
+    far, door + jnp.array([0.06, 0.02, 0.2]), jnp.where(high, door + jnp.array([0.06, 0.02, 0.0]), door)
+  )
   move = jnp.clip(25.0 * (to - hand), -1.0, 1.0)
   return jnp.concatenate([move, jnp.ones_like(move[..., :1])], -1)
 
 
 TASK = Task(
-    name="door-open-v3", objects_xml=OBJECTS_XML,
-    hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.3, 0.4, 0.1499), goal_high=(-0.2, 0.5, 0.1501),
-    rand_low=(0.0, 0.85, 0.15), rand_high=(0.1, 0.95, 0.15),
-    place=place, objects=objects, reward=reward, reads=reads)
+  name="door-open-v3",
+  objects_xml=OBJECTS_XML,
+  hand_init_pos=(0.0, 0.6, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.3, 0.4, 0.1499),
+  goal_high=(-0.2, 0.5, 0.1501),
+  rand_low=(0.0, 0.85, 0.15),
+  rand_high=(0.1, 0.95, 0.15),
+  place=place,
+  objects=objects,
+  reward=reward,
+  reads=reads,
+)

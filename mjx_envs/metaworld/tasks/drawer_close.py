@@ -30,14 +30,16 @@ batch measurement was not affordable on the shared 2-core CPU used.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks import _drawer
 
+import jax.numpy as jnp
+
 MAX_DIST = 0.15
-TARGET_RADIUS = 0.05  # the base class's TARGET_RADIUS, which the reward reads (not the class's _TARGET_RADIUS 0.04)
+TARGET_RADIUS = (
+  0.05  # the base class's TARGET_RADIUS, which the reward reads (not the class's _TARGET_RADIUS 0.04)
+)
 OBJ_OFFSET = jnp.array([0.0, -0.16, 0.05])
 READS = ("tcp_center", "target_pos", "obj_init_pos", "init_tcp")
 
@@ -58,21 +60,35 @@ def reward(obs, action, reads):
   tcp, target, obj_init = reads["tcp_center"], reads["target_pos"], reads["obj_init_pos"]
   target_to_obj = jnp.linalg.norm(obj - target, axis=-1)
   target_to_obj_init = jnp.linalg.norm(obj_init - target, axis=-1)
-  in_place = R.tolerance(target_to_obj, bounds=(0, TARGET_RADIUS),
-                         margin=jnp.abs(target_to_obj_init - TARGET_RADIUS), sigmoid="long_tail")
+  in_place = R.tolerance(
+    target_to_obj,
+    bounds=(0, TARGET_RADIUS),
+    margin=jnp.abs(target_to_obj_init - TARGET_RADIUS),
+    sigmoid="long_tail",
+  )
   handle_reach_radius = 0.005
   tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
   tcp_to_obj_init = jnp.linalg.norm(obj_init - reads["init_tcp"], axis=-1)
-  reach = R.tolerance(tcp_to_obj, bounds=(0, handle_reach_radius),
-                      margin=jnp.abs(tcp_to_obj_init - handle_reach_radius), sigmoid="gaussian")
+  reach = R.tolerance(
+    tcp_to_obj,
+    bounds=(0, handle_reach_radius),
+    margin=jnp.abs(tcp_to_obj_init - handle_reach_radius),
+    sigmoid="gaussian",
+  )
   gripper_closed = jnp.clip(action[..., -1], 0.0, 1.0)
   reach = R.hamacher_product(reach, gripper_closed)
   success = target_to_obj <= TARGET_RADIUS + 0.015
   rew = 10.0 * jnp.where(success, 1.0, R.hamacher_product(reach, in_place))
   f = lambda b: b.astype(jnp.float32)
-  info = {"success": f(success), "near_object": f(tcp_to_obj <= 0.01),
-          "grasp_success": jnp.ones_like(rew), "grasp_reward": reach, "in_place_reward": in_place,
-          "obj_to_target": target_to_obj, "unscaled_reward": rew}
+  info = {
+    "success": f(success),
+    "near_object": f(tcp_to_obj <= 0.01),
+    "grasp_success": jnp.ones_like(rew),
+    "grasp_reward": reach,
+    "in_place_reward": in_place,
+    "obj_to_target": target_to_obj,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -81,7 +97,7 @@ def scripted(obs):
   hand, handle = obs[..., 0:3], obs[..., 4:7]
   drwr = handle + jnp.array([0.0, 0.0, -0.02])
   x, y, z = hand[..., 0:1], hand[..., 1:2], hand[..., 2:3]
-  beyond = y > drwr[..., 1:2]                      # the hand is further forward than the handle
+  beyond = y > drwr[..., 1:2]  # the hand is further forward than the handle
   low = z < drwr[..., 2:3] + 0.23
   rise = jnp.concatenate([x, y, drwr[..., 2:3] + 0.5], -1)
   over = drwr + jnp.array([0.0, -0.075, 0.23])
@@ -93,8 +109,16 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="drawer-close-v3", objects_xml=_drawer.DRAWER_XML,
-    hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.5, 0.40, 0.05), goal_high=(0.5, 1.0, 0.5),
-    rand_low=(-0.1, 0.9, 0.0), rand_high=(0.1, 0.9, 0.0),
-    place=place, objects=objects, reward=reward)
+  name="drawer-close-v3",
+  objects_xml=_drawer.DRAWER_XML,
+  hand_init_pos=(0.0, 0.6, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.5, 0.40, 0.05),
+  goal_high=(0.5, 1.0, 0.5),
+  rand_low=(-0.1, 0.9, 0.0),
+  rand_high=(0.1, 0.9, 0.0),
+  place=place,
+  objects=objects,
+  reward=reward,
+)

@@ -33,11 +33,11 @@ settings, mocap/ctrl/obs as `SawyerEnv.step`); the MJX batch measurement was not
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks import _drawer
+
+import jax.numpy as jnp
 
 MAX_DIST = 0.2
 HANDLE_OFFSET = jnp.array([0.0, -0.16, 0.0])
@@ -67,10 +67,15 @@ def reward(obs, action, reads):
   caging = R.tolerance(gripper_error, bounds=(0, 0.01), margin=gripper_error_init, sigmoid="long_tail")
   rew = 5.0 * (caging + opening)
   f = lambda b: b.astype(jnp.float32)
-  info = {"success": f(handle_error <= 0.03),
-          "near_object": f(jnp.linalg.norm(handle - gripper, axis=-1) <= 0.03),
-          "grasp_success": f(obs[..., 3] > 0), "grasp_reward": caging, "in_place_reward": opening,
-          "obj_to_target": handle_error, "unscaled_reward": rew}
+  info = {
+    "success": f(handle_error <= 0.03),
+    "near_object": f(jnp.linalg.norm(handle - gripper, axis=-1) <= 0.03),
+    "grasp_success": f(obs[..., 3] > 0),
+    "grasp_reward": caging,
+    "in_place_reward": opening,
+    "obj_to_target": handle_error,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -89,8 +94,16 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="drawer-open-v3", objects_xml=_drawer.DRAWER_XML,
-    hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.5, 0.40, 0.05), goal_high=(0.5, 1.0, 0.5),
-    rand_low=(-0.1, 0.9, 0.0), rand_high=(0.1, 0.9, 0.0),
-    place=place, objects=objects, reward=reward)
+  name="drawer-open-v3",
+  objects_xml=_drawer.DRAWER_XML,
+  hand_init_pos=(0.0, 0.6, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.5, 0.40, 0.05),
+  goal_high=(0.5, 1.0, 0.5),
+  rand_low=(-0.1, 0.9, 0.0),
+  rand_high=(0.1, 0.9, 0.0),
+  place=place,
+  objects=objects,
+  reward=reward,
+)

@@ -51,23 +51,29 @@ success at step 121).
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-import mujoco
-import numpy as np
-
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks.push import move, scipy_quat_xyzw, set_free_pos
+
+import jax.numpy as jnp
+import mujoco
+import numpy as np
 
 TARGET_RADIUS = 0.07
 LIFT_THRESH = 0.11
 TARGET_OFFSET = (0.03, 0.0, 0.13)  # target_pos = box + this
 SCALE = (1.0, 2.0, 2.0)
-CORNERS = ("bottom_right_corner_collision_box_1", "top_left_corner_collision_box_1",
-           "bottom_right_corner_collision_box_2", "top_left_corner_collision_box_2")
+CORNERS = (
+  "bottom_right_corner_collision_box_1",
+  "top_left_corner_collision_box_1",
+  "bottom_right_corner_collision_box_2",
+  "top_left_corner_collision_box_2",
+)
 
-_COL = ('type="box" contype="0" conaffinity="1" condim="3" solref="0.01 1" solimp="0.99 0.99 0.01" '
-        'rgba="0.6 0.45 0.3 1"')
+_COL = (
+  'type="box" contype="0" conaffinity="1" condim="3" solref="0.01 1" solimp="0.99 0.99 0.01" '
+  'rgba="0.6 0.45 0.3 1"'
+)
 OBJECTS_XML = f"""
     <body name="peg" pos="0 0.6 0.03">
       <freejoint name="pegjoint"/>
@@ -89,8 +95,16 @@ OBJECTS_XML = f"""
       <site name="top_left_corner_collision_box_2" pos="-0.1 -0.17 0.19" size="0.0001"/>
     </body>"""
 
-READS = ("tcp_center", "left_pad", "right_pad", "target_pos", "obj_init_pos", "init_tcp", "peg_head_pos_init",
-         "site:pegHead") + tuple(f"site:{c}" for c in CORNERS)
+READS = (
+  "tcp_center",
+  "left_pad",
+  "right_pad",
+  "target_pos",
+  "obj_init_pos",
+  "init_tcp",
+  "peg_head_pos_init",
+  "site:pegHead",
+) + tuple(f"site:{c}" for c in CORNERS)
 
 
 def _settled_head(env) -> np.ndarray:
@@ -98,7 +112,7 @@ def _settled_head(env) -> np.ndarray:
   settled position plus its settled orientation applied to the site's offset."""
   m = env.mj_model
   a = int(m.joint("pegjoint").qposadr[0])
-  q = np.asarray(env._qpos0[a:a + 7], np.float64)
+  q = np.asarray(env._qpos0[a : a + 7], np.float64)
   off = np.zeros(3)
   mujoco.mju_rotVecQuat(off, np.asarray(m.site("pegHead").pos, np.float64), q[3:7])
   return (q[:3] + off).astype(np.float32)
@@ -113,10 +127,15 @@ def place(env, d, rand_vec):
   target = box + jnp.asarray(TARGET_OFFSET, jnp.float32)
   height = peg[2]
   height_target = height + LIFT_THRESH
-  ctx = {"target_pos": target, "obj_init_pos": peg, "peg_head_pos_init": head_init, "objHeight": height,
-         "heightTarget": height_target,
-         "maxPlacingDist": jnp.linalg.norm(jnp.concatenate([peg[:2], height_target[None]]) - target)
-         + height_target}
+  ctx = {
+    "target_pos": target,
+    "obj_init_pos": peg,
+    "peg_head_pos_init": head_init,
+    "objHeight": height,
+    "heightTarget": height_target,
+    "maxPlacingDist": jnp.linalg.norm(jnp.concatenate([peg[:2], height_target[None]]) - target)
+    + height_target,
+  }
   return d, ctx
 
 
@@ -142,18 +161,31 @@ def reward(obs, action, reads):
   box1 = R.rect_prism_tolerance(head, zero=reads[f"site:{CORNERS[0]}"], one=reads[f"site:{CORNERS[1]}"])
   box2 = R.rect_prism_tolerance(head, zero=reads[f"site:{CORNERS[2]}"], one=reads[f"site:{CORNERS[3]}"])
   in_place = R.hamacher_product(in_place, R.hamacher_product(box2, box1))
-  grasped = R.gripper_caging_reward(action, obj, reads, obj_radius=0.0075, pad_success_thresh=0.03,
-                                    object_reach_radius=0.01, xz_thresh=0.005, high_density=True)
+  grasped = R.gripper_caging_reward(
+    action,
+    obj,
+    reads,
+    obj_radius=0.0075,
+    pad_success_thresh=0.03,
+    object_reach_radius=0.01,
+    xz_thresh=0.005,
+    high_density=True,
+  )
   lifted = (tcp_to_obj < 0.08) & (opened > 0) & (obj[..., 2] - 0.01 > init[..., 2])
   grasped = jnp.where(lifted, 1.0, grasped)
   rew = R.hamacher_product(grasped, in_place)
   rew = jnp.where(lifted, rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(obj_to_target <= TARGET_RADIUS, 10.0, rew)
   f = lambda b: b.astype(jnp.float32)
-  info = {"success": f(obj_to_target <= TARGET_RADIUS), "near_object": f(tcp_to_obj <= 0.03),
-          "grasp_success": f((tcp_to_obj < 0.02) & (opened > 0) & (obj[..., 2] - 0.01 > init[..., 2])),
-          "grasp_reward": grasped, "in_place_reward": in_place,
-          "obj_to_target": obj_to_target, "unscaled_reward": rew}
+  info = {
+    "success": f(obj_to_target <= TARGET_RADIUS),
+    "near_object": f(tcp_to_obj <= 0.03),
+    "grasp_success": f((tcp_to_obj < 0.02) & (opened > 0) & (obj[..., 2] - 0.01 > init[..., 2])),
+    "grasp_reward": grasped,
+    "in_place_reward": in_place,
+    "obj_to_target": obj_to_target,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -200,8 +232,18 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="peg-insert-side-v3", objects_xml=OBJECTS_XML,
-    hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.32, 0.4, 0.129), goal_high=(-0.22, 0.7, 0.131),
-    rand_low=(0.0, 0.5, 0.02, -0.35, 0.4, -0.001), rand_high=(0.2, 0.7, 0.02, -0.25, 0.7, 0.001),
-    place=place, objects=objects, reward=reward, reads=reads, valid=valid)
+  name="peg-insert-side-v3",
+  objects_xml=OBJECTS_XML,
+  hand_init_pos=(0.0, 0.6, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.32, 0.4, 0.129),
+  goal_high=(-0.22, 0.7, 0.131),
+  rand_low=(0.0, 0.5, 0.02, -0.35, 0.4, -0.001),
+  rand_high=(0.2, 0.7, 0.02, -0.25, 0.7, 0.001),
+  place=place,
+  objects=objects,
+  reward=reward,
+  reads=reads,
+  valid=valid,
+)

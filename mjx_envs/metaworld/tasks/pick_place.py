@@ -39,16 +39,25 @@ over 500 steps; the reference's own scripted policy in the reference: 10/10.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks.push import OBJECTS_XML, move, scipy_quat_xyzw, set_free_pos, touching
 
+import jax.numpy as jnp
+
 TARGET_RADIUS = 0.05
 
-READS = ("tcp_center", "left_pad", "right_pad", "target_pos", "obj_init_pos", "init_tcp", "init_left_pad",
-         "init_right_pad", "touching_main_object")
+READS = (
+  "tcp_center",
+  "left_pad",
+  "right_pad",
+  "target_pos",
+  "obj_init_pos",
+  "init_tcp",
+  "init_left_pad",
+  "init_right_pad",
+  "touching_main_object",
+)
 
 
 def place(env, d, rand_vec):
@@ -56,10 +65,15 @@ def place(env, d, rand_vec):
   d = set_free_pos(env, d, "objjoint", obj_init)
   height = obj_init[2]
   height_target = height + 0.04
-  ctx = {"target_pos": target, "obj_init_pos": obj_init, "objHeight": height, "heightTarget": height_target,
-         "maxPlacingDist": jnp.linalg.norm(jnp.concatenate([obj_init[:2], height_target[None]]) - target)
-         + height_target,
-         "maxPushDist": jnp.linalg.norm(obj_init[:2] - target[:2])}
+  ctx = {
+    "target_pos": target,
+    "obj_init_pos": obj_init,
+    "objHeight": height,
+    "heightTarget": height_target,
+    "maxPlacingDist": jnp.linalg.norm(jnp.concatenate([obj_init[:2], height_target[None]]) - target)
+    + height_target,
+    "maxPushDist": jnp.linalg.norm(obj_init[:2] - target[:2]),
+  }
   return d, ctx
 
 
@@ -79,14 +93,18 @@ def caging_reward(action, obj, reads):
   left, right = reads["left_pad"], reads["right_pad"]
   right_margin = jnp.abs(jnp.abs(obj[..., 1] - reads["init_right_pad"][..., 1]) - pad_margin)
   left_margin = jnp.abs(jnp.abs(obj[..., 1] - reads["init_left_pad"][..., 1]) - pad_margin)
-  right_caging = R.tolerance(obj[..., 1] - right[..., 1], bounds=(radius, pad_margin), margin=right_margin,
-                             sigmoid="long_tail")
-  left_caging = R.tolerance(left[..., 1] - obj[..., 1], bounds=(radius, pad_margin), margin=left_margin,
-                            sigmoid="long_tail")
+  right_caging = R.tolerance(
+    obj[..., 1] - right[..., 1], bounds=(radius, pad_margin), margin=right_margin, sigmoid="long_tail"
+  )
+  left_caging = R.tolerance(
+    left[..., 1] - obj[..., 1], bounds=(radius, pad_margin), margin=left_margin, sigmoid="long_tail"
+  )
   y_caging = R.hamacher_product(left_caging, right_caging)
   xz = jnp.array([0, 2])
   tcp_obj_xz = jnp.linalg.norm(reads["tcp_center"][..., xz] - obj[..., xz], axis=-1)
-  margin_xz = jnp.linalg.norm(reads["obj_init_pos"][..., xz] - reads["init_tcp"][..., xz], axis=-1) - xz_margin
+  margin_xz = (
+    jnp.linalg.norm(reads["obj_init_pos"][..., xz] - reads["init_tcp"][..., xz], axis=-1) - xz_margin
+  )
   xz_caging = R.tolerance(tcp_obj_xz, bounds=(0, xz_margin), margin=margin_xz, sigmoid="long_tail")
   closed = jnp.clip(action[..., -1], 0.0, 1.0)
   caging = R.hamacher_product(y_caging, xz_caging)
@@ -99,8 +117,12 @@ def reward(obs, action, reads):
   tcp, target, init = reads["tcp_center"], reads["target_pos"], reads["obj_init_pos"]
   obj_to_target = jnp.linalg.norm(obj - target, axis=-1)
   tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
-  in_place = R.tolerance(obj_to_target, bounds=(0, TARGET_RADIUS), margin=jnp.linalg.norm(init - target, axis=-1),
-                         sigmoid="long_tail")
+  in_place = R.tolerance(
+    obj_to_target,
+    bounds=(0, TARGET_RADIUS),
+    margin=jnp.linalg.norm(init - target, axis=-1),
+    sigmoid="long_tail",
+  )
   grasped = caging_reward(action, obj, reads)
   rew = R.hamacher_product(grasped, in_place)
   lifted = (tcp_to_obj < 0.02) & (opened > 0) & (obj[..., 2] - 0.01 > init[..., 2])
@@ -108,10 +130,15 @@ def reward(obs, action, reads):
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
   f = lambda b: b.astype(jnp.float32)
   grasp = (reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])
-  info = {"success": f(obj_to_target <= 0.07), "near_object": f(tcp_to_obj <= 0.03),
-          "grasp_success": f(grasp),
-          "grasp_reward": grasped, "in_place_reward": in_place, "obj_to_target": obj_to_target,
-          "unscaled_reward": rew}
+  info = {
+    "success": f(obj_to_target <= 0.07),
+    "near_object": f(tcp_to_obj <= 0.03),
+    "grasp_success": f(grasp),
+    "grasp_reward": grasped,
+    "in_place_reward": in_place,
+    "obj_to_target": obj_to_target,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -143,8 +170,19 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="pick-place-v3", objects_xml=OBJECTS_XML,
-    hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.1, 0.8, 0.05), goal_high=(0.1, 0.9, 0.3),
-    rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.05), rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.3),
-    place=place, objects=objects, reward=reward, reads=reads, valid=valid, touch_geoms=("objGeom",))
+  name="pick-place-v3",
+  objects_xml=OBJECTS_XML,
+  hand_init_pos=(0.0, 0.6, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.1, 0.8, 0.05),
+  goal_high=(0.1, 0.9, 0.3),
+  rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.05),
+  rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.3),
+  place=place,
+  objects=objects,
+  reward=reward,
+  reads=reads,
+  valid=valid,
+  touch_geoms=("objGeom",),
+)

@@ -47,12 +47,12 @@ the reference's own scripted policy in the reference: 20/20.
 
 from __future__ import annotations
 
+from mjx_envs.metaworld import rewards as R
+from mjx_envs.metaworld.sawyer import Task
+
 import jax
 import jax.numpy as jnp
 import numpy as np
-
-from mjx_envs.metaworld import rewards as R
-from mjx_envs.metaworld.sawyer import Task
 
 TARGET_RADIUS = 0.05
 
@@ -64,28 +64,36 @@ OBJECTS_XML = """
             solref="0.01 1" friction="1 0.1 0.002" condim="4"/>
     </body>"""
 
-READS = ("tcp_center", "left_pad", "right_pad", "target_pos", "obj_init_pos", "init_tcp",
-         "touching_main_object")
+READS = (
+  "tcp_center",
+  "left_pad",
+  "right_pad",
+  "target_pos",
+  "obj_init_pos",
+  "init_tcp",
+  "touching_main_object",
+)
 
 
 # -- helpers shared by this family's object tasks (push, pick_place, peg_insert_side) -------------------
+
 
 def set_free_pos(env, d, joint: str, pos, quat=None):
   """qpos of free joint `joint` at `pos` [3] (orientation `quat` [w x y z], default: as it is), at rest
   (the reference's `_set_obj_xyz` writes the position and zeroes the velocities)."""
   j = env.mj_model.joint(joint)
   a, v = int(j.qposadr[0]), int(j.dofadr[0])
-  qpos = d.qpos.at[a:a + 3].set(pos)
+  qpos = d.qpos.at[a : a + 3].set(pos)
   if quat is not None:
-    qpos = qpos.at[a + 3:a + 7].set(jnp.asarray(quat, jnp.float32))
-  return d.replace(qpos=qpos, qvel=d.qvel.at[v:v + 6].set(0.0))
+    qpos = qpos.at[a + 3 : a + 7].set(jnp.asarray(quat, jnp.float32))
+  return d.replace(qpos=qpos, qvel=d.qvel.at[v : v + 6].set(0.0))
 
 
 def settled_qpos(env, joint: str) -> np.ndarray:
   """The free joint's qpos [7] in the env's settled start (model pose + the 50-step hand reset): where
   the reference's objects are when its `reset_model` reads them."""
   a = int(env.mj_model.joint(joint).qposadr[0])
-  return np.asarray(env._qpos0[a:a + 7], np.float32)
+  return np.asarray(env._qpos0[a : a + 7], np.float32)
 
 
 def scipy_quat_xyzw(mat):
@@ -104,8 +112,11 @@ def scipy_quat_xyzw(mat):
     q[k] = m[..., k, i] + m[..., i, k]
     q[3] = m[..., k, j] - m[..., j, k]
     cands.append(jnp.stack(q, -1))
-  cands.append(jnp.stack([m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1],
-                          1 + tr], -1))
+  cands.append(
+    jnp.stack(
+      [m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0], m[..., 1, 0] - m[..., 0, 1], 1 + tr], -1
+    )
+  )
   cands = jnp.stack(cands, -2)  # [..., 4 choices, 4]
   q = jnp.take_along_axis(cands, choice[..., None, None], axis=-2)[..., 0, :]
   return q / jnp.linalg.norm(q, axis=-1, keepdims=True)
@@ -125,6 +136,7 @@ def move(hand, to, p):
 
 # -- the task --------------------------------------------------------------------------------------------
 
+
 def place(env, d, rand_vec):
   obj_z = settled_qpos(env, "objjoint")[2]
   obj_init = jnp.concatenate([rand_vec[:2], jnp.full((1,), obj_z, jnp.float32)])
@@ -132,10 +144,15 @@ def place(env, d, rand_vec):
   d = set_free_pos(env, d, "objjoint", obj_init)
   height = obj_init[2]  # objGeom's z after placing (geom at the body origin)
   height_target = height + 0.04
-  ctx = {"target_pos": target, "obj_init_pos": obj_init, "objHeight": height, "heightTarget": height_target,
-         "maxPushDist": jnp.linalg.norm(obj_init[:2] - target[:2]),
-         "maxPlacingDist": jnp.linalg.norm(jnp.concatenate([obj_init[:2], height_target[None]]) - target)
-         + height_target}
+  ctx = {
+    "target_pos": target,
+    "obj_init_pos": obj_init,
+    "objHeight": height,
+    "heightTarget": height_target,
+    "maxPushDist": jnp.linalg.norm(obj_init[:2] - target[:2]),
+    "maxPlacingDist": jnp.linalg.norm(jnp.concatenate([obj_init[:2], height_target[None]]) - target)
+    + height_target,
+  }
   return d, ctx
 
 
@@ -153,19 +170,36 @@ def reward(obs, action, reads):
   tcp, target, init = reads["tcp_center"], reads["target_pos"], reads["obj_init_pos"]
   tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
   target_to_obj = jnp.linalg.norm(obj - target, axis=-1)
-  in_place = R.tolerance(target_to_obj, bounds=(0, TARGET_RADIUS), margin=jnp.linalg.norm(init - target, axis=-1),
-                         sigmoid="long_tail")
-  grasped = R.gripper_caging_reward(action, obj, reads, obj_radius=0.015, pad_success_thresh=0.05,
-                                    object_reach_radius=0.01, xz_thresh=0.005, high_density=True)
+  in_place = R.tolerance(
+    target_to_obj,
+    bounds=(0, TARGET_RADIUS),
+    margin=jnp.linalg.norm(init - target, axis=-1),
+    sigmoid="long_tail",
+  )
+  grasped = R.gripper_caging_reward(
+    action,
+    obj,
+    reads,
+    obj_radius=0.015,
+    pad_success_thresh=0.05,
+    object_reach_radius=0.01,
+    xz_thresh=0.005,
+    high_density=True,
+  )
   rew = 2 * grasped
   rew = jnp.where((tcp_to_obj < 0.02) & (opened > 0), 2 * rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(target_to_obj < TARGET_RADIUS, 10.0, rew)
   f = lambda b: b.astype(jnp.float32)
   grasp = (reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])
-  info = {"success": f(target_to_obj <= TARGET_RADIUS), "near_object": f(tcp_to_obj <= 0.03),
-          "grasp_success": f(grasp),
-          "grasp_reward": grasped, "in_place_reward": in_place, "obj_to_target": target_to_obj,
-          "unscaled_reward": rew}
+  info = {
+    "success": f(target_to_obj <= TARGET_RADIUS),
+    "near_object": f(tcp_to_obj <= 0.03),
+    "grasp_success": f(grasp),
+    "grasp_reward": grasped,
+    "in_place_reward": in_place,
+    "obj_to_target": target_to_obj,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -199,8 +233,19 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="push-v3", objects_xml=OBJECTS_XML,
-    hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.1, 0.8, 0.01), goal_high=(0.1, 0.9, 0.02),
-    rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.01), rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.02),
-    place=place, objects=objects, reward=reward, reads=reads, valid=valid, touch_geoms=("objGeom",))
+  name="push-v3",
+  objects_xml=OBJECTS_XML,
+  hand_init_pos=(0.0, 0.6, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.1, 0.8, 0.01),
+  goal_high=(0.1, 0.9, 0.02),
+  rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.01),
+  rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.02),
+  place=place,
+  objects=objects,
+  reward=reward,
+  reads=reads,
+  valid=valid,
+  touch_geoms=("objGeom",),
+)

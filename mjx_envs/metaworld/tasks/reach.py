@@ -8,11 +8,11 @@ of the same half-sizes: nothing in this task touches it on purpose.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task, body_quat_xyzw
 from mjx_envs.metaworld.tasks.push import set_free_pos
+
+import jax.numpy as jnp
 
 TARGET_RADIUS = 0.05
 READS = ("tcp_center", "target_pos", "hand_init_pos")
@@ -43,9 +43,15 @@ def reward(obs, action, reads):
   tcp_to_target = jnp.linalg.norm(tcp - target, axis=-1)
   margin = jnp.linalg.norm(reads["hand_init_pos"] - target, axis=-1)
   in_place = R.tolerance(tcp_to_target, bounds=(0, TARGET_RADIUS), margin=margin, sigmoid="long_tail")
-  info = {"success": (tcp_to_target <= 0.05).astype(jnp.float32), "near_object": tcp_to_target,
-          "grasp_success": jnp.ones_like(tcp_to_target), "grasp_reward": tcp_to_target,
-          "in_place_reward": in_place, "obj_to_target": tcp_to_target, "unscaled_reward": 10 * in_place}
+  info = {
+    "success": (tcp_to_target <= 0.05).astype(jnp.float32),
+    "near_object": tcp_to_target,
+    "grasp_success": jnp.ones_like(tcp_to_target),
+    "grasp_reward": tcp_to_target,
+    "in_place_reward": in_place,
+    "obj_to_target": tcp_to_target,
+    "unscaled_reward": 10 * in_place,
+  }
   return 10 * in_place, info
 
 
@@ -62,8 +68,17 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="reach-v3", objects_xml=OBJECTS_XML,
-    hand_init_pos=(0.0, 0.6, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.1, 0.8, 0.05), goal_high=(0.1, 0.9, 0.3),
-    rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.05), rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.3),
-    place=place, objects=objects, reward=reward, valid=valid)
+  name="reach-v3",
+  objects_xml=OBJECTS_XML,
+  hand_init_pos=(0.0, 0.6, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.1, 0.8, 0.05),
+  goal_high=(0.1, 0.9, 0.3),
+  rand_low=(-0.1, 0.6, 0.02, -0.1, 0.8, 0.05),
+  rand_high=(0.1, 0.7, 0.02, 0.1, 0.9, 0.3),
+  place=place,
+  objects=objects,
+  reward=reward,
+  valid=valid,
+)

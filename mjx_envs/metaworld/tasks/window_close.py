@@ -23,11 +23,11 @@ sets window_slide = 0.2 (slide 0: it sets qpos without a forward pass); ours sho
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks import _window
+
+import jax.numpy as jnp
 
 TARGET_RADIUS = 0.05
 HANDLE_RADIUS = 0.02
@@ -39,8 +39,12 @@ def place(env, d, rand_vec):
   pos = rand_vec[:3]
   d = _window.place_window(env, d, pos, 0.2)
   handle_init = pos + jnp.asarray(_window.CLOSE_SITE) + jnp.array([0.2, 0.0, 0.0])
-  return d, {"target_pos": pos, "obj_init_pos": pos, "window_handle_pos_init": handle_init,
-             "maxPullDist": 0.2}
+  return d, {
+    "target_pos": pos,
+    "obj_init_pos": pos,
+    "window_handle_pos_init": handle_init,
+    "maxPullDist": 0.2,
+  }
 
 
 def reward(obs, action, reads):
@@ -49,17 +53,28 @@ def reward(obs, action, reads):
   handle_init = reads["window_handle_pos_init"]
   target_to_obj = jnp.abs(obj[..., 0] - target[..., 0])
   target_to_obj_init = jnp.abs(handle_init[..., 0] - target[..., 0])
-  in_place = R.tolerance(target_to_obj, bounds=(0, TARGET_RADIUS),
-                         margin=jnp.abs(target_to_obj_init - TARGET_RADIUS), sigmoid="long_tail")
+  in_place = R.tolerance(
+    target_to_obj,
+    bounds=(0, TARGET_RADIUS),
+    margin=jnp.abs(target_to_obj_init - TARGET_RADIUS),
+    sigmoid="long_tail",
+  )
   tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
   tcp_to_obj_init = jnp.linalg.norm(handle_init - reads["init_tcp"], axis=-1)
-  reach = R.tolerance(tcp_to_obj, bounds=(0, HANDLE_RADIUS), margin=jnp.abs(tcp_to_obj_init - HANDLE_RADIUS),
-                      sigmoid="gaussian")
+  reach = R.tolerance(
+    tcp_to_obj, bounds=(0, HANDLE_RADIUS), margin=jnp.abs(tcp_to_obj_init - HANDLE_RADIUS), sigmoid="gaussian"
+  )
   rew = 10 * R.hamacher_product(reach, in_place)
   f = lambda b: b.astype(jnp.float32)
-  info = {"success": f(target_to_obj <= TARGET_RADIUS), "near_object": f(tcp_to_obj <= 0.05),
-          "grasp_success": jnp.ones_like(rew), "grasp_reward": reach, "in_place_reward": in_place,
-          "obj_to_target": target_to_obj, "unscaled_reward": rew}
+  info = {
+    "success": f(target_to_obj <= TARGET_RADIUS),
+    "near_object": f(tcp_to_obj <= 0.05),
+    "grasp_success": jnp.ones_like(rew),
+    "grasp_reward": reach,
+    "in_place_reward": in_place,
+    "obj_to_target": target_to_obj,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -70,8 +85,17 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="window-close-v3", objects_xml=_window.WINDOW_XML,
-    hand_init_pos=(0.0, 0.4, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.5, 0.40, 0.05), goal_high=(0.5, 1.0, 0.5),
-    rand_low=(0.0, 0.75, 0.2), rand_high=(0.0, 0.9, 0.2),
-    place=place, objects=_window.objects_at(SITE), reward=reward, reads=_window.site_reads(SITE))
+  name="window-close-v3",
+  objects_xml=_window.WINDOW_XML,
+  hand_init_pos=(0.0, 0.4, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.5, 0.40, 0.05),
+  goal_high=(0.5, 1.0, 0.5),
+  rand_low=(0.0, 0.75, 0.2),
+  rand_high=(0.0, 0.9, 0.2),
+  place=place,
+  objects=_window.objects_at(SITE),
+  reward=reward,
+  reads=_window.site_reads(SITE),
+)

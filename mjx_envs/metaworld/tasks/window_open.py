@@ -21,24 +21,34 @@ Deliberate differences: those of the window model (`_window.py`) and the hand (`
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks import _window
 
+import jax.numpy as jnp
+
 TARGET_RADIUS = 0.05
 HANDLE_RADIUS = 0.02
 SITE = "handleOpenStart"
-READS = ("site:handleOpenStart", "tcp_center", "target_pos", "obj_init_pos", "window_handle_pos_init",
-         "init_tcp")
+READS = (
+  "site:handleOpenStart",
+  "tcp_center",
+  "target_pos",
+  "obj_init_pos",
+  "window_handle_pos_init",
+  "init_tcp",
+)
 
 
 def place(env, d, rand_vec):
   pos = rand_vec[:3]
   d = _window.place_window(env, d, pos, 0.0)
-  return d, {"target_pos": pos + jnp.array([0.2, 0.0, 0.0]), "obj_init_pos": pos,
-             "window_handle_pos_init": pos + jnp.asarray(_window.OPEN_SITE), "maxPullDist": 0.2}
+  return d, {
+    "target_pos": pos + jnp.array([0.2, 0.0, 0.0]),
+    "obj_init_pos": pos,
+    "window_handle_pos_init": pos + jnp.asarray(_window.OPEN_SITE),
+    "maxPullDist": 0.2,
+  }
 
 
 def reward(obs, action, reads):
@@ -46,17 +56,31 @@ def reward(obs, action, reads):
   obj, tcp, target = reads["site:" + SITE], reads["tcp_center"], reads["target_pos"]
   target_to_obj = jnp.abs(obj[..., 0] - target[..., 0])
   target_to_obj_init = jnp.abs(reads["obj_init_pos"][..., 0] - target[..., 0])
-  in_place = R.tolerance(target_to_obj, bounds=(0, TARGET_RADIUS),
-                         margin=jnp.abs(target_to_obj_init - TARGET_RADIUS), sigmoid="long_tail")
+  in_place = R.tolerance(
+    target_to_obj,
+    bounds=(0, TARGET_RADIUS),
+    margin=jnp.abs(target_to_obj_init - TARGET_RADIUS),
+    sigmoid="long_tail",
+  )
   tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
   tcp_to_obj_init = jnp.linalg.norm(reads["window_handle_pos_init"] - reads["init_tcp"], axis=-1)
-  reach = R.tolerance(tcp_to_obj, bounds=(0, HANDLE_RADIUS), margin=jnp.abs(tcp_to_obj_init - HANDLE_RADIUS),
-                      sigmoid="long_tail")
+  reach = R.tolerance(
+    tcp_to_obj,
+    bounds=(0, HANDLE_RADIUS),
+    margin=jnp.abs(tcp_to_obj_init - HANDLE_RADIUS),
+    sigmoid="long_tail",
+  )
   rew = 10 * R.hamacher_product(reach, in_place)
   f = lambda b: b.astype(jnp.float32)
-  info = {"success": f(target_to_obj <= TARGET_RADIUS), "near_object": f(tcp_to_obj <= 0.05),
-          "grasp_success": jnp.ones_like(rew), "grasp_reward": reach, "in_place_reward": in_place,
-          "obj_to_target": target_to_obj, "unscaled_reward": rew}
+  info = {
+    "success": f(target_to_obj <= TARGET_RADIUS),
+    "near_object": f(tcp_to_obj <= 0.05),
+    "grasp_success": jnp.ones_like(rew),
+    "grasp_reward": reach,
+    "in_place_reward": in_place,
+    "obj_to_target": target_to_obj,
+    "unscaled_reward": rew,
+  }
   return rew, info
 
 
@@ -67,8 +91,17 @@ def scripted(obs):
 
 
 TASK = Task(
-    name="window-open-v3", objects_xml=_window.WINDOW_XML,
-    hand_init_pos=(0.0, 0.4, 0.2), hand_low=(-0.5, 0.40, 0.05), hand_high=(0.5, 1.0, 0.5),
-    goal_low=(-0.5, 0.40, 0.05), goal_high=(0.5, 1.0, 0.5),
-    rand_low=(-0.1, 0.7, 0.16), rand_high=(0.1, 0.9, 0.16),
-    place=place, objects=_window.objects_at(SITE), reward=reward, reads=_window.site_reads(SITE))
+  name="window-open-v3",
+  objects_xml=_window.WINDOW_XML,
+  hand_init_pos=(0.0, 0.4, 0.2),
+  hand_low=(-0.5, 0.40, 0.05),
+  hand_high=(0.5, 1.0, 0.5),
+  goal_low=(-0.5, 0.40, 0.05),
+  goal_high=(0.5, 1.0, 0.5),
+  rand_low=(-0.1, 0.7, 0.16),
+  rand_high=(0.1, 0.9, 0.16),
+  place=place,
+  objects=_window.objects_at(SITE),
+  reward=reward,
+  reads=_window.site_reads(SITE),
+)

@@ -1,0 +1,53 @@
+"""Deterministic-policy evaluation on fresh environments, shared by every algorithm."""
+
+from __future__ import annotations
+
+from mjx_envs import wrappers
+
+import jax
+import jax.numpy as jnp
+
+from agents.common import sharding
+
+
+def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_envs: int, carry=None):
+  """Runs `num_envs` fresh episodes of `raw_env` under `act` and averages their first episode.
+
+  act(obs [n, ...], key) -> action [n, A]; with `carry` (a recurrent policy's initial state, leaves
+  [n, ...]) act(obs, key, carry) -> (action, carry). `flatten` hands the policy flattened goal
+  observations. Returns {eval/success_rate, eval/return, eval/episode_length}, scalars; for a multi-task
+  env (`mjx_envs.wrappers.batch`) also eval/success_rate/<task> and eval/return/<task>.
+  """
+
+  def per_env(e):
+    e = wrappers.EpisodeStats(wrappers.EpisodeLimit(e, episode_length))
+    return wrappers.FlattenGoalObs(e) if flatten else e
+
+  env = wrappers.batch(raw_env, num_envs, per_env)
+  state = sharding.constrain_env_axis(env.reset(key))  # data-parallel under a mesh, as training is
+
+  def body(loop, _):
+    (state, carry), finished, acc = loop
+    if carry is None:
+      action = act(state.obs, None)
+    else:
+      action, carry = act(state.obs, None, carry)
+    state = env.step(state, action)
+    m = state.metrics
+    first = (state.done > 0) & ~finished
+    acc = {k: jnp.where(first, m[f"episode_{k}"], v) for k, v in acc.items()}
+    return ((state, carry), finished | (state.done > 0), acc), None
+
+  acc0 = {k: jnp.zeros((num_envs,)) for k in ("success", "return", "length")}
+  (_, _, acc), _ = jax.lax.scan(
+    body, ((state, carry), jnp.zeros((num_envs,), bool), acc0), (), episode_length
+  )
+  out = {
+    "eval/success_rate": jnp.mean(acc["success"]),
+    "eval/return": jnp.mean(acc["return"]),
+    "eval/episode_length": jnp.mean(acc["length"]),
+  }
+  for i, name in enumerate(getattr(env, "task_names", ())):  # a multi-task env: worlds are task-major
+    out[f"eval/success_rate/{name}"] = jnp.mean(env.split(acc["success"])[i])
+    out[f"eval/return/{name}"] = jnp.mean(env.split(acc["return"])[i])
+  return out

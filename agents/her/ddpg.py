@@ -1,0 +1,507 @@
+"""DDPG+HER (Andrychowicz et al. 2017, OpenAI baselines' settings) as one compiled training cycle.
+
+A cycle: every env collects `unroll_length` steps with the exploration policy; the [N, L] segments go
+into the on-device replay buffer; the observation normaliser is updated with HER-relabelled goals of
+the new data; then `updates_per_cycle` updates each sample `grad_batches` batches of transitions, relabel
+their goals (`agents.common.relabel`), re-score rewards with the env's `compute_reward`, and step actor and critic
+on the gradient averaged over the batches; finally the target networks move by polyak averaging.
+`train_many` scans many cycles inside one `jit`.
+
+Baselines averages gradients over its MPI workers (each samples its own batch of 256), so its effective
+batch is workers x 256: `grad_batches` = workers reproduces that (configs ddpg_her_fetch_push_1w / _8w).
+
+Library use mirrors PPO:
+  algo = make_train(env, DDPGConfig(...)); ts = algo.init(key); ts, m = algo.train_many(ts, n)
+  act = algo.policy(ts.params, ts.obs_norm)   # act(obs, key) -> action
+Goal envs: observations are {observation, achieved_goal, desired_goal} dicts, rewards recomputed with
+`compute_reward` for the relabelled goals.
+
+Plain envs (a flat observation array, e.g. Meta-World's; `replay_strategy="none"` only): the replay
+stores each step's obs, action, env reward, next obs (the final one where the episode ended) and its
+done/truncation flags; a batch is drawn uniformly with no relabelling and its stored rewards, and carries
+an empty goal ([batch, 0]), so that every loss reads it as for a goal env. The discount is
+1 - done (1 - truncation): episodes that end by truncation (a time limit) bootstrap. The normaliser sees
+the observations. `agents.multitask.mtsac` (multi-task SAC) runs on this path.
+
+`HERLearner` holds what every off-policy HER learner shares (rollout, replay, relabelled sampling,
+normaliser, the compiled cycle, evaluation, checkpoints); `DDPG` adds its networks, exploration and
+losses, and `agents.her.sac.SAC` SAC's.
+
+Optimisation and data quality (agents.common.optim): `lr_schedule`/`lr_end_frac` schedule every rate,
+`grad_clip_sqrt_v` = 5 adds OpenAI Five's per-parameter clip. Every cycle logs `data/sample_reuse`, the
+gradient steps a transition takes part in over its life in the buffer (batch_size x grad_batches x
+updates_per_cycle / new transitions per cycle, once the buffer is full), and `data/staleness`, the mean
+age in cycles (parameter versions) of the sampled transitions: off-policy learning trains on stale data
+by design.
+"""
+
+from __future__ import annotations
+
+from mjx_envs import wrappers
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+from brax.training.acme import running_statistics as rs
+from flax import struct
+
+from agents.common import episodes, optim, replay
+from agents.common import normalize as N
+from agents.common import relabel as her
+from agents.common.evaluation import evaluate_policy
+from agents.common.networks import MLP
+
+
+@dataclasses.dataclass(frozen=True)
+class HERConfig(episodes.StepBudget):
+  """The settings every off-policy HER learner shares (DDPGConfig, agents.her.sac.SACConfig)."""
+
+  num_envs: int = 16  # parallel envs; each contributes one segment per cycle
+  unroll_length: int = 50  # steps per env per cycle (Fetch: one whole episode)
+  updates_per_cycle: int = 40  # gradient steps per cycle (baselines: n_batches)
+  batch_size: int = 256
+  grad_batches: int = 1  # independent batches per gradient step, gradients averaged
+  # (baselines: its MPI workers; effective batch = this x batch_size)
+  buffer_size: int = 1_000_000  # transitions
+  total_env_steps: int = 1_000_000
+  actor_lr: float = 1e-3
+  critic_lr: float = 1e-3
+  lr_schedule: str = "constant"  # agents.common.optim SCHEDULES for every rate, over cycles
+  lr_end_frac: float = 0.0  # where "linear"/"cosine" end, as a fraction of each rate
+  grad_clip_sqrt_v: float = 0.0  # >0: per-parameter clip to +-this x sqrt(v) (OpenAI Five: 5)
+  gamma: float = 0.98
+  polyak: float = 0.95
+  polyak_every_update: bool = False  # True: the targets move by polyak after every gradient step (SAC's
+  # tau = 1 - polyak), not once per cycle (baselines' HER)
+  hidden: Sequence[int] = (256, 256, 256)
+  random_eps: float = 0.3  # probability of a uniformly random action
+  obs_clip: float = 5.0
+  obs_std_min: float = 1e-6  # floor of the normaliser std (baselines uses 1e-2; see BENCHMARKS.md)
+  clip_target: bool = True  # clip critic targets to the range of sparse returns (r in [-1, 0])
+  replay_strategy: str = "future"
+  replay_k: float = 4.0  # future_p = 1 - 1/(1+k)
+  checkpoint_buffer: bool = True  # False: checkpoints leave the replay buffer out (smaller; resume
+  # then restarts from an empty buffer and is not exact)
+  episode_length: int | None = None
+  num_eval_envs: int = 128
+
+  def __post_init__(self):
+    if self.lr_schedule not in optim.SCHEDULES:
+      raise ValueError(f"lr_schedule must be one of {optim.SCHEDULES}, got {self.lr_schedule!r}")
+    if self.replay_strategy not in her.STRATEGIES:
+      raise ValueError(f"replay_strategy must be one of {her.STRATEGIES}, got {self.replay_strategy!r}")
+    # A bool is an int to Python; grad_batches=True is a mistake, not 1 batch.
+    if isinstance(self.grad_batches, bool) or not isinstance(self.grad_batches, int) or self.grad_batches < 1:
+      raise ValueError(
+        f"grad_batches must be an integer >= 1 (batches of batch_size averaged per gradient "
+        f"step), got {self.grad_batches!r}"
+      )
+    if self.num_envs * self.unroll_length > self.buffer_size:
+      raise ValueError(
+        f"buffer_size ({self.buffer_size}) must hold one cycle of num_envs x unroll_length "
+        f"({self.num_envs * self.unroll_length}) transitions"
+      )
+
+
+@dataclasses.dataclass(frozen=True)
+class DDPGConfig(HERConfig):
+  noise_eps: float = 0.2  # std of the Gaussian action noise
+  action_l2: float = 1.0
+
+
+@struct.dataclass
+class TrainState:
+  params: Any  # DDPG: {"actor", "critic"}; SAC: {"actor", "critic", "log_alpha"}
+  target: Any  # polyak-averaged copies of `target_params(params)`
+  opt_state: Any  # one optimiser state per key of params
+  obs_norm: rs.RunningStatisticsState
+  buffer: Any  # replay.SegmentBuffer (None in a checkpoint saved without it)
+  env_state: Any
+  key: jax.Array
+  updates: jax.Array  # cycles done
+
+
+class Actor(nn.Module):
+  action_size: int
+  hidden: Sequence[int]
+
+  @nn.compact
+  def __call__(self, feats):
+    return jnp.tanh(MLP(self.hidden, out=self.action_size, activation="relu")(feats))
+
+
+class Critic(nn.Module):
+  hidden: Sequence[int]
+
+  @nn.compact
+  def __call__(self, feats, action):
+    return MLP(self.hidden, out=1, activation="relu")(jnp.concatenate([feats, action], -1))[..., 0]
+
+
+class HERLearner:
+  """The compiled pieces an off-policy HER learner shares. A subclass sets `self.opts` ({name: optax
+  transformation}, one per key of its params) and defines `init_params`, `explore`, `grads`, `policy`
+  and, if its target is not a copy of all params, `target_params`."""
+
+  env_axis_fields = ("env_state",)
+
+  def __init__(self, env, config: HERConfig):
+    self.config = c = config
+    self.raw_env = env
+    obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs
+    self.goal_env = isinstance(obs, dict) and "achieved_goal" in obs and "observation" in obs
+    if not self.goal_env and (isinstance(obs, dict) or c.replay_strategy != "none"):
+      raise ValueError(
+        f"{type(self).__name__} with replay_strategy={c.replay_strategy!r} needs a goal env with "
+        f"{{observation, achieved_goal, desired_goal}} observations; {type(env).__name__} has "
+        f"{jax.tree.map(lambda x: x.shape, obs)} (a plain env with a flat observation takes "
+        f"replay_strategy='none')"
+      )
+    if not self.goal_env and c.clip_target:
+      raise ValueError(
+        f"clip_target=True clips critic targets to the returns of sparse rewards in [-1, 0]; "
+        f"{type(env).__name__} is a plain env with its own rewards: set clip_target=False"
+      )
+    self.flatten = self.goal_env  # evaluation hands the policy flattened goal observations
+    self.action_size = env.action_size
+    self.episode_length = int(c.episode_length or env.episode_length)
+    self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=False)
+    # One world's observation (the training batch's, leading axis dropped: a multi-task env's raw reset
+    # is itself a batch).
+    self.obs_example = jax.tree.map(
+      lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype),
+      jax.eval_shape(self.env.reset, jax.random.PRNGKey(0)).obs,
+    )
+    self.p = her.future_p(c.replay_k)
+    self.opts = {}
+
+  def make_opt(self, lr):
+    """Adam at `lr` with the config's schedule (over every gradient step of the run) and clipping."""
+    c = self.config
+    return optim.make(
+      lr,
+      lr_schedule=c.lr_schedule,
+      lr_end=lr * c.lr_end_frac,
+      steps=c.num_updates * c.updates_per_cycle,
+      clip_sqrt_v=c.grad_clip_sqrt_v,
+    )
+
+  # --- pieces ------------------------------------------------------------------------------------
+  def normalize(self, obs_norm, feats):
+    """Network input from features [..., F] (`features`): standardised and clipped."""
+    return N.normalize(obs_norm, feats, self.config.obs_clip)
+
+  def _feats(self, obs_norm, observation, goal):
+    """Network input from stored observations [..., O] and goals [..., G] (G = 0 on a plain env)."""
+    return self.normalize(obs_norm, jnp.concatenate([observation, goal], -1))
+
+  def features(self, obs):
+    return wrappers.flatten_goal_obs(obs) if isinstance(obs, dict) else obs
+
+  def segment_example(self, obs_example):
+    """One stored step's fields (shapes without the [L] axis added by the caller)."""
+    f32 = jnp.float32
+    scalar = jax.ShapeDtypeStruct((), f32)
+    action = jax.ShapeDtypeStruct((self.raw_env.action_size,), f32)
+    if not self.goal_env:
+      return {
+        "obs": obs_example,
+        "action": action,
+        "reward": scalar,
+        "next_obs": obs_example,
+        "done": scalar,
+        "truncation": scalar,
+        "valid": scalar,
+      }
+    o, g = obs_example["observation"], obs_example["desired_goal"]
+    return {
+      "obs": o,
+      "goal": g,
+      "action": action,
+      "next_obs": o,
+      "next_ag": g,
+      "done": scalar,
+      "truncation": scalar,
+      "valid": scalar,
+    }
+
+  def empty_buffer(self):
+    L = self.config.unroll_length
+    seg = jax.tree.map(
+      lambda x: jax.ShapeDtypeStruct((L,) + tuple(x.shape), jnp.float32),
+      self.segment_example(self.obs_example),
+    )
+    return replay.init(seg, self.config.buffer_size)
+
+  def target_params(self, params):
+    """The part of params that has polyak-averaged target copies (DDPG: all of them)."""
+    return params
+
+  # --- init --------------------------------------------------------------------------------------
+  def init(self, key) -> TrainState:
+    k_env, k_actor, k_critic, key = jax.random.split(key, 4)
+    env_state = self.env.reset(k_env)
+    feats = self.features(jax.tree.map(lambda x: x[0], env_state.obs))
+    params = self.init_params(k_actor, k_critic, feats)
+    opt_state = {k: opt.init(params[k]) for k, opt in self.opts.items()}
+    return TrainState(
+      params=params,
+      target=self.target_params(params),
+      opt_state=opt_state,
+      obs_norm=N.init(feats),
+      buffer=self.empty_buffer(),
+      env_state=env_state,
+      key=key,
+      updates=jnp.zeros((), jnp.int32),
+    )
+
+  # --- collection --------------------------------------------------------------------------------
+  def with_random_actions(self, action, k_coin, k_rand):
+    """`action` [N, A], replaced by a uniform random action with probability random_eps per row."""
+    rand = jax.random.uniform(k_rand, action.shape, minval=-1.0, maxval=1.0)
+    coin = jax.random.uniform(k_coin, action.shape[:-1] + (1,)) < self.config.random_eps
+    return jnp.where(coin, rand, action)
+
+  def rollout(self, ts: TrainState, key):
+    """unroll_length exploration steps of every env -> (env_state, segments [N, L, ...], stats)."""
+
+    def body(env_state, k):
+      obs = env_state.obs
+      action = self.explore(ts.params, ts.obs_norm, obs, k)
+      nxt = self.env.step(env_state, action)
+      final = nxt.info["final_obs"]
+      flags = {"done": nxt.done, "truncation": nxt.info["truncation"], "valid": jnp.ones_like(nxt.done)}
+      if self.goal_env:
+        step = {
+          "obs": obs["observation"],
+          "goal": obs["desired_goal"],
+          "action": action,
+          "next_obs": final["observation"],
+          "next_ag": final["achieved_goal"],
+          **flags,
+        }
+      else:
+        step = {"obs": obs, "action": action, "reward": nxt.reward, "next_obs": final, **flags}
+      return nxt, (step, episodes.step_stats(nxt))
+
+    keys = jax.random.split(key, self.config.unroll_length)
+    env_state, (steps, stats) = jax.lax.scan(body, ts.env_state, keys)
+    return env_state, jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps), stats
+
+  def update_normalizer(self, obs_norm, seg, key):
+    """Folds the new data into the statistics with HER-relabelled goals, as baselines does (a plain
+    env: its observations)."""
+    if not self.goal_env:
+      return N.update(obs_norm, seg["obs"], std_min=self.config.obs_std_min)
+    goals, _ = her.relabel_all(
+      key, seg["next_ag"], seg["done"], seg["valid"], seg["goal"], self.config.replay_strategy, self.p
+    )
+    return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1), std_min=self.config.obs_std_min)
+
+  # --- learning ----------------------------------------------------------------------------------
+  def sample(self, buf: replay.SegmentBuffer, key):
+    """A relabelled batch: dict of [batch_size, ...] with obs, goal, action, reward, next_obs, discount
+    and age (cycles since collection)."""
+    c = self.config
+    k_slot, k_t, k_her = jax.random.split(key, 3)
+    slots = replay.sample_slots(buf, k_slot, c.batch_size)
+    valid = buf.data["valid"][slots]
+    t = jax.random.categorical(k_t, jnp.where(valid > 0, 0.0, -jnp.inf), axis=1)
+    tr = jax.tree.map(lambda x: x[slots, t], buf.data)
+    if self.goal_env:
+      seg = {k: buf.data[k][slots] for k in ("next_ag", "done")}
+      goal, _ = her.relabel(
+        k_her, seg["next_ag"], seg["done"], valid, t, tr["goal"], c.replay_strategy, self.p
+      )
+      reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})
+    else:  # the stored reward; an empty goal, so that losses concatenate obs and goal as for a goal env
+      goal, reward = jnp.zeros((c.batch_size, 0), tr["obs"].dtype), tr["reward"]
+    discount = 1.0 - tr["done"] * (1.0 - tr["truncation"])  # bootstrap unless terminated
+    # Staleness: how many cycles (parameter versions) ago each sampled segment was collected; each
+    # cycle writes num_envs segments just before the insert position.
+    age = ((buf.insert - 1 - slots) % buf.num_segments) // c.num_envs
+    return {
+      "obs": tr["obs"],
+      "goal": goal,
+      "action": tr["action"],
+      "reward": reward,
+      "next_obs": tr["next_obs"],
+      "discount": discount,
+      "age": age.astype(jnp.float32),
+    }
+
+  def sample_many(self, buf: replay.SegmentBuffer, key):
+    """grad_batches independent `sample`s, stacked: leaves [grad_batches, batch_size, ...]."""
+    k = self.config.grad_batches
+    if k == 1:  # the key as one batch would use it: one batch per step draws what it always drew
+      return jax.tree.map(lambda x: x[None], self.sample(buf, key))
+    return jax.vmap(lambda kk: self.sample(buf, kk))(jax.random.split(key, k))
+
+  def mean_grads(self, params, target, obs_norm, batches):
+    """`grads` averaged over the leading axis of `batches` ([k, batch, ...]): baselines' average over k
+    workers. A scan holds one batch's activations at a time; every loss is a batch mean, so this equals
+    the gradient of the k batches concatenated."""
+    k = jax.tree.leaves(batches)[0].shape[0]
+    if k == 1:
+      return self.grads(params, target, obs_norm, jax.tree.map(lambda x: x[0], batches))
+
+    def body(acc, b):
+      return jax.tree.map(jnp.add, acc, self.grads(params, target, obs_norm, b)), None
+
+    first = jax.tree.map(lambda x: x[0], batches)
+    zeros = jax.tree.map(
+      lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(self.grads, params, target, obs_norm, first)
+    )
+    total, _ = jax.lax.scan(body, zeros, batches)
+    return jax.tree.map(lambda x: x / k, total)
+
+  def update(self, params, opt_state, target, obs_norm, batches):
+    """One gradient step on `batches` (leaves [grad_batches, batch_size, ...], `sample_many`): every
+    part of params steps with its own optimiser on the averaged `grads` -> (params, opt_state, metrics)."""
+    grads, info = self.mean_grads(params, target, obs_norm, batches)
+    new_params, new_opt = dict(params), dict(opt_state)
+    for name, opt in self.opts.items():
+      u, new_opt[name] = opt.update(grads[name], opt_state[name], params[name])
+      new_params[name] = optax.apply_updates(params[name], u)
+    return new_params, new_opt, info
+
+  def train_step(self, ts: TrainState):
+    """One cycle: collect, insert, normaliser update, updates_per_cycle updates, target update (or one
+    after every update: `polyak_every_update`)."""
+    c = self.config
+    key, k_roll, k_norm, k_upd = jax.random.split(ts.key, 4)
+    env_state, seg, stats = self.rollout(ts, k_roll)
+    buffer = replay.add(ts.buffer, seg)
+    obs_norm = self.update_normalizer(ts.obs_norm, seg, k_norm)
+
+    def update(carry, k):
+      params, opt_state, target = carry
+      params, opt_state, info = self.update(params, opt_state, target, obs_norm, self.sample_many(buffer, k))
+      if c.polyak_every_update:
+        target = optax.incremental_update(self.target_params(params), target, 1.0 - c.polyak)
+      return (params, opt_state, target), info
+
+    (params, opt_state, target), info = jax.lax.scan(
+      update, (ts.params, ts.opt_state, ts.target), jax.random.split(k_upd, c.updates_per_cycle)
+    )
+    if not c.polyak_every_update:
+      target = optax.incremental_update(self.target_params(params), target, 1.0 - c.polyak)
+    metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics.update(episodes.summarize(stats, getattr(self.raw_env, "task_names", ())))
+    # Sample reuse: the gradient steps a transition takes part in over its life in the buffer (expected,
+    # once the buffer is full: batch_size x grad_batches sampled per update, of the cycle's new ones).
+    reuse = c.batch_size * c.grad_batches * c.updates_per_cycle / (c.num_envs * c.unroll_length)
+    metrics.update(episodes.data_quality(reuse, metrics.pop("data/staleness")))
+    ts = ts.replace(
+      params=params,
+      target=target,
+      opt_state=opt_state,
+      obs_norm=obs_norm,
+      buffer=buffer,
+      env_state=env_state,
+      key=key,
+      updates=ts.updates + 1,
+    )
+    return ts, metrics
+
+  def train_many(self, ts: TrainState, num_updates: int):
+    """`num_updates` cycles in one scan; metrics averaged as in PPO."""
+    ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
+    return ts, episodes.average_chunk(m)
+
+  def train(self, key):
+    """The whole run as one pure function: jit it, vmap it over seeds."""
+    return self.train_many(self.init(key), self.config.num_updates)
+
+  # --- evaluation, checkpoints -------------------------------------------------------------------
+  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
+    """The deterministic policy on fresh envs, one episode each -> {eval/success_rate, ...}."""
+    n = int(num_envs or self.config.num_eval_envs)
+    return evaluate_policy(
+      self.raw_env, self.episode_length, self.flatten, self.policy(params, obs_norm), key, n
+    )
+
+  def checkpoint_view(self, ts: TrainState) -> TrainState:
+    """What a checkpoint holds: everything, or everything but the replay buffer."""
+    return ts if self.config.checkpoint_buffer else ts.replace(buffer=None)
+
+  def from_checkpoint(self, restored: TrainState) -> TrainState:
+    return restored if restored.buffer is not None else restored.replace(buffer=self.empty_buffer())
+
+
+class DDPG(HERLearner):
+  """The compiled pieces of one DDPG+HER setup (see the module docstring)."""
+
+  def __init__(self, env, config: DDPGConfig):
+    super().__init__(env, config)
+    self.actor = Actor(env.action_size, tuple(config.hidden))
+    self.critic = Critic(tuple(config.hidden))
+    self.opts = {"actor": self.make_opt(config.actor_lr), "critic": self.make_opt(config.critic_lr)}
+
+  def init_params(self, k_a, k_c, feats):
+    """{"actor", "critic"} variables for one (unbatched) feature vector `feats` [F]."""
+    action = jnp.zeros((self.action_size,))
+    return {"actor": self.actor.init(k_a, feats), "critic": self.critic.init(k_c, feats, action)}
+
+  def explore(self, params, obs_norm, obs, key):
+    """Baselines' exploration: tanh policy + N(0, noise_eps) noise, clipped; with probability
+    random_eps a uniform random action instead. obs: dict with leaves [N, ...] -> [N, A]."""
+    k_noise, k_coin, k_rand = jax.random.split(key, 3)
+    mu = self.actor.apply(params["actor"], self.normalize(obs_norm, self.features(obs)))
+    a = jnp.clip(mu + self.config.noise_eps * jax.random.normal(k_noise, mu.shape), -1.0, 1.0)
+    return self.with_random_actions(a, k_coin, k_rand)
+
+  def grads(self, params, target, obs_norm, b):
+    """Gradients of the critic's TD loss and the actor's loss on one relabelled batch `b` (leaves
+    [batch, ...], see `sample`) -> ({"actor", "critic"} gradients, scalar metrics)."""
+    c = self.config
+    feats = self._feats(obs_norm, b["obs"], b["goal"])
+    next_feats = self._feats(obs_norm, b["next_obs"], b["goal"])
+    next_q = self.critic.apply(target["critic"], next_feats, self.actor.apply(target["actor"], next_feats))
+    y = b["reward"] + c.gamma * b["discount"] * next_q
+    if c.clip_target:
+      y = jnp.clip(y, -1.0 / (1.0 - c.gamma), 0.0)
+    y = jax.lax.stop_gradient(y)
+
+    def critic_loss(cp):
+      q = self.critic.apply(cp, feats, b["action"])
+      return jnp.mean((q - y) ** 2), q
+
+    def actor_loss(ap):
+      pi = self.actor.apply(ap, feats)
+      q_pi = self.critic.apply(params["critic"], feats, pi)
+      return -jnp.mean(q_pi) + c.action_l2 * jnp.mean(pi**2), q_pi
+
+    (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
+    (la, _), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
+    info = {
+      "loss/critic": lc,
+      "loss/actor": la,
+      "q/mean": jnp.mean(q),
+      "q/target": jnp.mean(y),
+      "train/relabelled_reward": jnp.mean(b["reward"]),
+      "data/staleness": jnp.mean(b["age"]),
+    }
+    return {"actor": g_a, "critic": g_c}, info
+
+  def policy(self, params, obs_norm, deterministic: bool = True):
+    """act(obs, key) -> action for dict or flattened goal observations (single or batched); the
+    exploration noise is applied when not deterministic."""
+
+    def act(obs, key):
+      mu = self.actor.apply(params["actor"], self.normalize(obs_norm, self.features(obs)))
+      if deterministic:
+        return mu
+      return jnp.clip(mu + self.config.noise_eps * jax.random.normal(key, mu.shape), -1.0, 1.0)
+
+    return act
+
+
+def make_train(env, config: DDPGConfig | None = None) -> DDPG:
+  """Builds the DDPG+HER pieces for a raw goal env (see the module docstring)."""
+  return DDPG(env, config or DDPGConfig())

@@ -1,0 +1,474 @@
+"""Multi-agent PPO for hide-and-seek (seed 004 sections 3-4, appendix B) as one compiled training step:
+both teams at once, one set of parameters for every agent, an entity-attention policy with an LSTM and an
+omniscient value function.
+
+Library use:
+  algo = make_train(mjx_envs.make("HideAndSeekQuadrant"), MAPPOConfig(...))
+  ts = algo.init(key)
+  ts, metrics = algo.train_step(ts)          # ONE update (rollout, GAE, epochs x minibatches); jittable
+  ts, metrics = algo.train_many(ts, n)       # n updates in one scan (what train.py calls)
+  act = algo.policy(ts.params, ts.obs_norm)  # act(obs [.., A, ...], key, carry) -> (env action, carry)
+  algo.evaluate(ts.params, ts.obs_norm, key) # eval/* team returns and the emergence statistics
+
+The agent axis is folded into the batch: every agent of every world is one PPO stream with its own
+(team) reward and its own GAE. Data leaves are [T, N, A, ...] (time, world, agent). The policy reads
+what its agent sees (`agents.mappo.entity_net.EntityPolicy`: lidar conv, per-type entity embeddings, masked
+residual self-attention, pooling, dense, LSTM, three heads: move 3 x 11 bins, grab, lock); the value
+function is the same architecture with its own parameters on the unmasked observation
+(`omniscient_value=False`: on the masked one, the paper's ablation). The team flag is an input (`self`).
+
+Truncated BPTT as in the paper: an unroll of `unroll_length` steps is cut into chunks of `bptt_length`
+(10); each chunk is a sequence that the update re-runs from the LSTM state the rollout had at its start,
+zeroing the state where an episode ended. Minibatches split the sequences (chunk x world x agent).
+
+Steps where an agent did not act (a seeker frozen in the preparation phase; an absent agent in random
+rooms) are masked out of every loss term and of the advantage statistics: they give no gradient.
+
+Deliberate differences from the paper's system (what it ran at 64k-chunk minibatches on a cluster):
+  - The end of an episode is a termination: hide-and-seek's episode is the whole game (a fixed number of
+    steps), so the value does not bootstrap past it.
+  - Value targets are standardised by running statistics of the returns (`normalize_values`); the
+    value head predicts the standardised return. Observations are not normalised: the entity features
+    are in metres, m/s and flags, and every dense layer is layer-normalised.
+  - The policy and the value function have separate Adam optimisers, each clipped to a global norm of
+    `max_grad_norm` (5): their losses share no parameters.
+  - Synchronous: the rollout acts with the current parameters (no rollout workers, staleness 0).
+"""
+
+from __future__ import annotations
+
+from mjx_envs import wrappers
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import optax
+from brax.training.acme import running_statistics as rs
+from flax import struct
+
+from agents.common import distributions as D
+from agents.common import episodes, optim, sharding
+from agents.common.networks import next_carry, zero_carry
+from agents.mappo.entity_net import EntityPolicy, EntityValue
+from agents.ppo.losses import clipped_surrogate, gae, masked_mean, value_loss
+
+# Per-episode statistics of the environment (seed 004 figure 3), logged as train/* and eval/*.
+EMERGENCE = (
+  "max_box_move_prep",
+  "max_box_move",
+  "max_ramp_move_prep",
+  "max_ramp_move",
+  "num_box_lock_prep",
+  "num_box_lock",
+  "num_ramp_lock_prep",
+  "num_ramp_lock",
+  "hidden_fraction",
+)
+EPISODE_STATS = ("hider_return", "seeker_return") + EMERGENCE  # per finished episode
+
+
+@dataclasses.dataclass(frozen=True)
+class MAPPOConfig(episodes.StepBudget):
+  num_envs: int = 64  # worlds; each of their agents is a PPO stream
+  unroll_length: int = 80  # steps per world per train step; a multiple of bptt_length
+  bptt_length: int = 10  # truncated BPTT: the LSTM is re-run over chunks of this many steps
+  num_minibatches: int = 4  # over the chunk x world x agent sequences
+  update_epochs: int = 4
+  total_env_steps: int = 10_000_000  # world steps (each holds num_agents agent steps)
+  learning_rate: float = 3e-4
+  lr_schedule: str = "constant"
+  lr_end_frac: float = 0.0
+  gamma: float = 0.998
+  gae_lambda: float = 0.95
+  clip_eps: float = 0.2
+  vf_coef: float = 0.5
+  ent_coef: float = 0.01
+  max_grad_norm: float = 5.0
+  normalize_advantages: bool = True
+  normalize_values: bool = True
+  embed: int = 128  # per-type entity embedding
+  heads: int = 4
+  head_dim: int = 32
+  dense: int = 256
+  lstm_size: int = 256
+  omniscient_value: bool = True  # False: the value function sees only what the agent sees
+  episode_length: int | None = None  # default: the env's own
+  num_eval_envs: int = 64
+
+  def __post_init__(self):
+    if self.bptt_length < 1 or self.unroll_length % self.bptt_length:
+      raise ValueError(
+        f"unroll_length ({self.unroll_length}) must be a multiple of bptt_length ({self.bptt_length})"
+      )
+    if self.lr_schedule not in optim.SCHEDULES:
+      raise ValueError(f"lr_schedule must be one of {optim.SCHEDULES}, got {self.lr_schedule!r}")
+    if self.lstm_size < 1:
+      raise ValueError(f"lstm_size must be >= 1 (the policy is recurrent), got {self.lstm_size}")
+
+
+@struct.dataclass
+class TrainState:
+  params: Any  # {"policy": ..., "value": ...}
+  opt_state: Any  # {"policy": ..., "value": ...}: one Adam per network
+  obs_norm: Any  # None: observations are used as they are (train.py's interface slot)
+  ret_norm: rs.RunningStatisticsState  # statistics of the value targets
+  core: Any  # {"policy", "value"}: LSTM states (c, h), leaves [N, A, lstm_size]
+  env_state: Any  # batched env State
+  key: jax.Array
+  updates: jax.Array  # int32 count of train steps done
+
+
+@struct.dataclass
+class Transition:
+  obs: Any  # leaves [.., A, ...]
+  action: Any  # {"move" [.., A, 3], "grab" [.., A, 1], "lock" [.., A, 1]}
+  log_prob: jax.Array  # [.., A]
+  value: jax.Array  # [.., A], in return units
+  reward: jax.Array  # [.., A]
+  done: jax.Array  # [.., A] (the world's done, per agent)
+  active: jax.Array  # [.., A] 1 where the agent acted
+  core: Any  # from a rollout: the LSTM states each chunk of bptt_length steps starts
+  # from, leaves [T / bptt_length, N, A, H] (not one per step: memory)
+
+
+def _to_env(action):
+  """The policy's sample -> the env's action dict (grab and lock lose their unit axis)."""
+  return {
+    "move": action["move"].astype(jnp.int32),
+    "grab": action["grab"][..., 0].astype(jnp.int32),
+    "lock": action["lock"][..., 0].astype(jnp.int32),
+  }
+
+
+def _distribution(logits):
+  return D.Product({k: D.MultiCategorical(v) for k, v in logits.items()})
+
+
+class MAPPO:
+  """The compiled pieces of one multi-agent PPO setup (see the module docstring)."""
+
+  env_axis_fields = ("env_state", "core")  # TrainState fields split over devices
+  # On CPU, one host device: on two (train.py's default on a 2-core machine) the compiled evaluation
+  # hangs for good, every pool thread blocked in jaxlib's LAPACK ParallelBatchMap (seen with gdb; the
+  # deadlock agents.common.sharding.LAPACK_SPLIT_WORK describes, at a batch its estimate does not flag).
+  cpu_max_devices = 1
+  supports_surgery = (
+    False  # agents.league.surgery knows the MLP learners' parameter trees, not the entity nets
+  )
+  # train.py's progress line and learning curve: the two teams' evaluation returns.
+  headline = (("eval/seeker_return", "seeker return"), ("eval/hider_return", "hider return"))
+
+  def __init__(self, env, config: MAPPOConfig):
+    self.config = c = config
+    if not hasattr(env, "hider_flag"):
+      raise ValueError(
+        f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek); "
+        f"{type(env).__name__} is not one"
+      )
+    self.raw_env = env
+    self.num_agents = env.num_agents
+    self.hider = jnp.asarray(env.hider_flag, jnp.float32)  # [A]
+    self.prep_steps = env.prep_steps
+    self.episode_length = int(c.episode_length or env.episode_length)
+    sequences = c.num_envs * self.num_agents * (c.unroll_length // c.bptt_length)
+    if sequences % c.num_minibatches:
+      raise ValueError(
+        f"num_minibatches ({c.num_minibatches}) must divide the sequences of a train step: "
+        f"num_envs x agents x unroll_length / bptt_length = {sequences}"
+      )
+    self.num_sequences = sequences
+    self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length)
+    net = dict(embed=c.embed, heads=c.heads, head_dim=c.head_dim, dense=c.dense, lstm=c.lstm_size)
+    self.policy_net = EntityPolicy(**net)
+    self.value_net = EntityValue(**net, omniscient=c.omniscient_value)
+    grad_steps = c.num_updates * c.update_epochs * c.num_minibatches
+    self.optimizer = optim.make(
+      c.learning_rate,
+      lr_schedule=c.lr_schedule,
+      lr_end=c.learning_rate * c.lr_end_frac,
+      steps=grad_steps,
+      max_grad_norm=c.max_grad_norm,
+      eps=1e-5,
+    )
+
+  # --- pieces ------------------------------------------------------------------------------------
+  def initial_core(self, batch_shape):
+    """Zero LSTM states for worlds of `batch_shape`: leaves [*batch_shape, A, lstm_size]."""
+    z = zero_carry(tuple(batch_shape) + (self.num_agents,), self.config.lstm_size)
+    return {"policy": z, "value": z}
+
+  def _value_units(self, ret_norm, v):
+    return v * ret_norm.std + ret_norm.mean if self.config.normalize_values else v
+
+  def active(self, env_state):
+    """[N, A] 1 where the agent acts on this step: present, and not a seeker in the preparation phase."""
+    info = env_state.info
+    prep = (info["t"] < self.prep_steps)[..., None]
+    frozen = prep & (self.hider[None] < 0.5)
+    return (info["agent_on"] > 0) & ~frozen
+
+  def step_nets(self, params, obs, core):
+    """Both networks on one step: -> (policy logits, value [.., A] (standardised), new core)."""
+    logits, p_carry = self.policy_net.apply(params["policy"], obs, core["policy"])
+    v, v_carry = self.value_net.apply(params["value"], obs, core["value"])
+    return logits, v, {"policy": p_carry, "value": v_carry}
+
+  # --- init --------------------------------------------------------------------------------------
+  def init(self, key) -> TrainState:
+    k_env, k_pi, k_v, key = jax.random.split(key, 4)
+    env_state = self.env.reset(k_env)
+    one = jax.tree.map(lambda x: x[0], env_state.obs)  # one world: leaves [A, ...]
+    core = self.initial_core(())
+    params = {
+      "policy": self.policy_net.init(k_pi, one, core["policy"]),
+      "value": self.value_net.init(k_v, one, core["value"]),
+    }
+    return TrainState(
+      params=params,
+      opt_state={k: self.optimizer.init(p) for k, p in params.items()},
+      obs_norm=None,
+      ret_norm=rs.init_state(jax.ShapeDtypeStruct((), jnp.float32)),
+      core=self.initial_core((self.config.num_envs,)),
+      env_state=env_state,
+      key=key,
+      updates=jnp.zeros((), jnp.int32),
+    )
+
+  # --- rollout -----------------------------------------------------------------------------------
+  def rollout(self, ts: TrainState, key):
+    """unroll_length steps of every world -> (env_state, core, Transition [T, N, A, ...] (its `core`: the
+    chunk starts), stats [T, N], the value of the state after the last step [N, A])."""
+    A = self.num_agents
+
+    def body(carry, k):
+      env_state, core = carry
+      logits, v, new_core = self.step_nets(ts.params, env_state.obs, core)
+      dist = _distribution(logits)
+      action = dist.sample(k)
+      nxt = self.env.step(env_state, _to_env(action))
+      done = jnp.broadcast_to(nxt.done[:, None], (nxt.done.shape[0], A))
+      tr = Transition(
+        env_state.obs,
+        action,
+        dist.log_prob(action),
+        self._value_units(ts.ret_norm, v),
+        nxt.reward,
+        done,
+        self.active(env_state).astype(jnp.float32),
+        None,
+      )
+      return (nxt, next_carry(None, new_core, nxt.done[:, None])), (tr, self._step_stats(env_state, nxt))
+
+    def chunk(carry, keys):  # bptt_length steps; keeps only the LSTM state the chunk starts from
+      start = carry[1]
+      carry, out = jax.lax.scan(body, carry, keys)
+      return carry, (out, start)
+
+    c = self.config
+    T, L = c.unroll_length, c.bptt_length
+    keys = jax.random.split(key, T)
+    (env_state, core), ((traj, stats), starts) = jax.lax.scan(
+      chunk, (ts.env_state, ts.core), keys.reshape((T // L, L) + keys.shape[1:])
+    )
+    traj, stats = jax.tree.map(lambda x: x.reshape((T,) + x.shape[2:]), (traj, stats))
+    traj = traj.replace(core=starts)
+    _, last_v, _ = self.step_nets(ts.params, env_state.obs, core)
+    return env_state, core, traj, stats, self._value_units(ts.ret_norm, last_v)
+
+  def _step_stats(self, before, after):
+    """Per-world statistics of the episodes that ended with this step ([N] leaves, zero elsewhere)."""
+    done = after.metrics["episode_done"]
+    on = before.info["agent_on"].astype(jnp.float32)  # this episode's agents
+    ret = after.metrics["episode_return"]  # [N, A]
+    team = lambda flag: jnp.sum(ret * flag * on, -1) / jnp.maximum(jnp.sum(flag * on, -1), 1.0)
+    out = {
+      "done": done,
+      "hider_return": team(self.hider) * done,
+      "seeker_return": team(1 - self.hider) * done,
+      "bad_action": after.metrics.get("bad_action", jnp.zeros_like(done)),
+      "diverged": after.info.get("diverged", jnp.zeros_like(done)),
+    }
+    out.update({k: after.metrics[k] * done for k in EMERGENCE})
+    return out
+
+  @staticmethod
+  def summarize(stats):
+    """Stacked _step_stats -> train/* metrics: means over the episodes that ended."""
+    n = jnp.sum(stats["done"])
+    out = {
+      "train/episodes": n,
+      "train/bad_actions": jnp.sum(stats["bad_action"]),
+      "train/physics_resets": jnp.sum(stats["diverged"]),
+    }
+    for k in EPISODE_STATS:
+      out[f"train/{k}"] = jnp.sum(stats[k]) / jnp.maximum(n, 1.0)
+    return out
+
+  # --- loss and update ---------------------------------------------------------------------------
+  def _sequences(self, traj: Transition, adv, targets):
+    """[T, N, A, ...] leaves -> sequences [L, S, ...] (S = T/L x N x A), and the LSTM states at the
+    chunk starts -> [S, H]."""
+    c = self.config
+    L, C = c.bptt_length, c.unroll_length // c.bptt_length
+
+    def seq(x):
+      x = x.reshape((C, L, -1) + x.shape[3:])
+      return jnp.swapaxes(x, 0, 1).reshape((L, -1) + x.shape[3:])
+
+    starts = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[3:]), traj.core)  # [C, N, A, H] -> [S, H]
+    body = jax.tree.map(seq, (traj.replace(core=None), adv, targets))
+    return body, starts
+
+  def loss(self, params, batch: Transition, adv, targets, core, ent_coef):
+    """PPO loss on a minibatch of sequences: leaves [L, n, ...], `core` the LSTM states [n, H] they start
+    from, `targets` the standardised value targets. Inactive steps are masked out of every term."""
+    c = self.config
+
+    def body(core, x):
+      obs, done = x
+      logits, v, new_core = self.step_nets(params, obs, core)
+      return next_carry(None, new_core, done), (logits, v)
+
+    _, (logits, values) = jax.lax.scan(body, core, (batch.obs, batch.done))
+    dist = _distribution(logits)
+    log_prob = dist.log_prob(batch.action)
+    mask = batch.active
+    pg_loss, clip_frac = clipped_surrogate(log_prob, batch.log_prob, adv, c.clip_eps, mask)
+    v_loss = value_loss(values, None, targets, None, mask)
+    entropy = masked_mean(dist.entropy(), mask)
+    total = pg_loss + c.vf_coef * v_loss - ent_coef * entropy
+    info = {
+      "loss/policy": pg_loss,
+      "loss/value": v_loss,
+      "loss/entropy": entropy,
+      "loss/approx_kl": masked_mean(batch.log_prob - log_prob, mask),
+      "loss/clip_frac": clip_frac,
+    }
+    return total, info
+
+  def train_step(self, ts: TrainState):
+    """One update: rollout, GAE per agent, value statistics, epochs x minibatches. -> (ts, metrics)."""
+    c = self.config
+    key, k_roll, k_upd = jax.random.split(ts.key, 3)
+    env_state, core, traj, stats, last_v = self.rollout(ts, k_roll)
+
+    next_values = jnp.concatenate([traj.value[1:], last_v[None]])
+    adv, returns = gae(
+      traj.reward, traj.value, next_values, traj.done, jnp.zeros_like(traj.done), c.gamma, c.gae_lambda
+    )
+    mask = traj.active
+    ret_norm = rs.update(ts.ret_norm, returns, weights=mask) if c.normalize_values else ts.ret_norm
+    targets = (returns - ret_norm.mean) / ret_norm.std if c.normalize_values else returns
+    if c.normalize_advantages:
+      mean = masked_mean(adv, mask)
+      adv = (adv - mean) / (jnp.sqrt(masked_mean((adv - mean) ** 2, mask)) + 1e-8)
+    (seq, adv_s, targets_s), starts = self._sequences(traj, adv, targets)
+
+    grad_fn = jax.grad(self.loss, has_aux=True)
+    n_mb = c.num_minibatches
+    mb = self.num_sequences // n_mb
+
+    def epoch(carry, k):
+      perm = jax.random.permutation(k, self.num_sequences)
+      split = lambda x: jnp.swapaxes(
+        jnp.take(x, perm, axis=1).reshape((x.shape[0], n_mb, mb) + x.shape[2:]), 0, 1
+      )
+      split_start = lambda x: jnp.take(x, perm, axis=0).reshape((n_mb, mb) + x.shape[1:])
+      batches = (jax.tree.map(split, (seq, adv_s, targets_s)), jax.tree.map(split_start, starts))
+
+      def minibatch(carry, b):
+        params, opt_state = carry
+        (batch, a, t), start = b
+        grads, info = grad_fn(params, batch, a, t, start, c.ent_coef)
+        new_params, new_opt = {}, {}
+        for name in params:
+          updates, new_opt[name] = self.optimizer.update(grads[name], opt_state[name], params[name])
+          new_params[name] = optax.apply_updates(params[name], updates)
+          info[f"grad_norm/{name}"] = optax.global_norm(grads[name])
+        return (new_params, new_opt), info
+
+      return jax.lax.scan(minibatch, carry, batches)
+
+    (params, opt_state), info = jax.lax.scan(
+      epoch, (ts.params, ts.opt_state), jax.random.split(k_upd, c.update_epochs)
+    )
+    metrics = {k: jnp.mean(v) for k, v in info.items()}
+    metrics.update(self.summarize(stats))
+    metrics.update(
+      {
+        "train/reward_mean": masked_mean(traj.reward, mask),
+        "train/active_frac": jnp.mean(mask),
+        "train/value_mean": masked_mean(traj.value, mask),
+        "train/return_std": ret_norm.std,
+      }
+    )
+    metrics.update(episodes.data_quality(c.update_epochs, 0))
+    ts = ts.replace(
+      params=params,
+      opt_state=opt_state,
+      ret_norm=ret_norm,
+      core=core,
+      env_state=env_state,
+      key=key,
+      updates=ts.updates + 1,
+    )
+    return ts, metrics
+
+  def train_many(self, ts: TrainState, num_updates: int):
+    """`num_updates` train steps in one scan; metrics averaged over them (episode statistics weighted by
+    the episodes each step finished)."""
+    ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
+    return ts, episodes.average_chunk(m, tuple(f"train/{k}" for k in EPISODE_STATS))
+
+  def train(self, key):
+    """The whole run as one pure function: jit it, vmap it over seeds."""
+    return self.train_many(self.init(key), self.config.num_updates)
+
+  # --- evaluation --------------------------------------------------------------------------------
+  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
+    """One episode in each of `num_envs` fresh worlds under the sampling policy (a game's policies are
+    stochastic; the key fixes the numbers) -> eval/hider_return, eval/seeker_return (per agent, mean
+    over the team), eval/success_rate (the fraction of episodes where the hiders stayed hidden on every
+    step after the preparation phase), and eval/<statistic> for the EMERGENCE statistics."""
+    n = int(num_envs or self.config.num_eval_envs)
+    env = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(self.raw_env, self.episode_length)), n)
+    k_reset, k_act = jax.random.split(key)
+    state = sharding.constrain_env_axis(env.reset(k_reset))
+    act = self.policy(params, obs_norm, deterministic=False)
+
+    def body(loop, k):
+      state, carry, finished, acc = loop
+      action, carry = act(state.obs, k, carry)
+      nxt = env.step(state, action)
+      s = self._step_stats(state, nxt)
+      first = (nxt.done > 0) & ~finished
+      acc = {name: jnp.where(first, s[name], v) for name, v in acc.items()}
+      return (nxt, carry, finished | first, acc), None
+
+    acc0 = {k: jnp.zeros((n,)) for k in EPISODE_STATS}
+    loop = (state, act.initial_carry((n,)), jnp.zeros((n,), bool), acc0)
+    (_, _, _, acc), _ = jax.lax.scan(body, loop, jax.random.split(k_act, self.episode_length))
+    out = {f"eval/{k}": jnp.mean(v) for k, v in acc.items()}
+    out["eval/success_rate"] = jnp.mean(acc["hidden_fraction"] >= 1.0)
+    return out
+
+  def policy(self, params, obs_norm=None, deterministic: bool = True):
+    """act(obs, key, carry) -> (env action dict, carry) for one world's observation (leaves [A, ...]) or
+    a batch of them ([n, A, ...]); `act.initial_carry(batch_shape)` starts an episode (leaves
+    [*batch_shape, A, lstm_size]). `key` is unused when deterministic (each head's most likely bin)."""
+    del obs_norm
+
+    def act(obs, key, carry):
+      logits, carry = self.policy_net.apply(params["policy"], obs, carry)
+      dist = _distribution(logits)
+      return _to_env(dist.mode() if deterministic else dist.sample(key)), carry
+
+    act.initial_carry = lambda batch_shape=(): self.initial_core(batch_shape)["policy"]
+    return act
+
+
+def make_train(env, config: MAPPOConfig | None = None) -> MAPPO:
+  """Builds the multi-agent PPO pieces for a raw hide-and-seek env (see the module docstring)."""
+  return MAPPO(env, config or MAPPOConfig())

@@ -1,0 +1,192 @@
+"""Multi-agent PPO on hide-and-seek (agents.mappo.train): the policy is blind to what its agent cannot see and
+the omniscient value function is not; frozen seekers give no gradient; train.py runs it end to end
+(run directory, emergence.png, load_policy, video) and resumes exactly."""
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import train
+from agents import experiment
+from agents.common.networks import zero_carry
+from agents.mappo.entity_net import EntityPolicy, EntityValue
+
+UPDATES_PER_CHUNK, CHUNKS = 2, 3
+TINY = {
+  "env": {"name": "HideAndSeekQuadrant"},
+  "agent": {
+    "algo": "mappo",
+    "num_envs": 4,
+    "unroll_length": 20,
+    "bptt_length": 10,
+    "num_minibatches": 2,
+    "update_epochs": 2,
+    "learning_rate": 1e-3,
+    "embed": 16,
+    "heads": 2,
+    "head_dim": 8,
+    "dense": 32,
+    "lstm_size": 16,
+    "total_env_steps": 4 * 20 * UPDATES_PER_CHUNK * CHUNKS,
+  },
+  "run": {"eval_every": UPDATES_PER_CHUNK, "num_eval_envs": 4, "count_flops": False},
+}
+
+
+@pytest.fixture(scope="module")
+def setup():
+  cfg = experiment.resolve(TINY)
+  env, algo = experiment.build(cfg)
+  ts = jax.jit(algo.init)(jax.random.PRNGKey(0))
+  return cfg, env, algo, ts
+
+
+def _hidden_box_obs(env, key):
+  """A random observation of one world in which box 0 is hidden from every agent (zeroed, as the env
+  masks it) and everything else is seen."""
+  obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs
+  keys = jax.random.split(key, len(obs))
+  obs = {k: jax.random.normal(kk, v.shape) for kk, (k, v) in zip(keys, sorted(obs.items()))}
+  for k in ("agents", "boxes", "ramps"):
+    obs[f"{k}_mask"] = jnp.ones(obs[f"{k}_mask"].shape)
+    obs[f"{k}_present"] = jnp.ones(obs[f"{k}_present"].shape)
+  obs["boxes_mask"] = obs["boxes_mask"].at[:, 0].set(0.0)
+  for k in ("agents", "boxes", "ramps"):  # what is seen is the full entity; what is hidden, zeros
+    obs[k] = obs[f"{k}_full"] * obs[f"{k}_mask"][..., None]
+  return obs
+
+
+def test_policy_blind_to_hidden_entities_value_not(setup):
+  _, env, algo, _ = setup
+  obs = _hidden_box_obs(env, jax.random.PRNGKey(3))
+  moved = {**obs, "boxes_full": obs["boxes_full"].at[:, 0, :3].add(2.0)}  # the hidden box moves
+  # What the value function reads differs from what the policy reads exactly where something is hidden.
+  assert not np.allclose(obs["boxes_full"][:, 0], obs["boxes"][:, 0])
+  np.testing.assert_array_equal(obs["boxes_full"][:, 1], obs["boxes"][:, 1])
+  net = dict(embed=16, heads=2, head_dim=8, dense=32, lstm=16)
+  carry = zero_carry((env.num_agents,), 16)
+  pol, val, blind = EntityPolicy(**net), EntityValue(**net), EntityValue(**net, omniscient=False)
+  pp, vp, bp = (m.init(jax.random.PRNGKey(i), obs, carry) for i, m in enumerate((pol, val, blind)))
+  for k, v in pol.apply(pp, obs, carry)[0].items():
+    np.testing.assert_allclose(pol.apply(pp, moved, carry)[0][k], v, atol=1e-6)
+  assert np.max(np.abs(val.apply(vp, moved, carry)[0] - val.apply(vp, obs, carry)[0])) > 1e-4
+  np.testing.assert_allclose(blind.apply(bp, moved, carry)[0], blind.apply(bp, obs, carry)[0], atol=1e-6)
+  # A box the agents do see changes the policy.
+  seen = {**obs, "boxes": obs["boxes"].at[:, 1, :3].add(2.0)}
+  assert np.max(np.abs(pol.apply(pp, seen, carry)[0]["move"] - pol.apply(pp, obs, carry)[0]["move"])) > 1e-4
+  # The learner's own nets are these, with the omniscient flag on by default.
+  assert algo.value_net.omniscient and isinstance(algo.policy_net, EntityPolicy)
+
+
+def test_frozen_seekers_give_no_gradient(setup):
+  """In the preparation phase seekers are frozen: their steps are masked, so scrambling their actions,
+  behaviour log-probs, advantages and value targets leaves the gradient as it is; scrambling a hider's
+  step changes it."""
+  _, _, algo, ts = setup
+
+  @jax.jit
+  def probe(ts, key):
+    _, _, traj, _, _ = algo.rollout(ts, key)
+    k1, k2 = jax.random.split(key)
+    adv, targets = jax.random.normal(k1, traj.reward.shape), jax.random.normal(k2, traj.reward.shape)
+    (seq, a, t), starts = algo._sequences(traj, adv, targets)  # pylint: disable=protected-access
+
+    def grads(which):
+      sel = which > 0
+      action = {
+        k: jnp.where(sel[..., None], (x + 3) % (11 if k == "move" else 2), x) for k, x in seq.action.items()
+      }
+      s = seq.replace(action=action, log_prob=jnp.where(sel, seq.log_prob - 2.0, seq.log_prob))
+      g, _ = jax.grad(algo.loss, has_aux=True)(
+        ts.params, s, jnp.where(sel, 5 * a + 3, a), jnp.where(sel, t + 9, t), starts, 0.01
+      )
+      return g
+
+    return traj.active, grads(jnp.zeros_like(seq.active)), grads(1 - seq.active), grads(seq.active)
+
+  active, g, g_frozen, g_active = probe(ts, jax.random.PRNGKey(1))
+  hider = np.asarray(algo.hider)
+  assert algo.config.unroll_length <= algo.prep_steps  # the whole rollout is preparation
+  np.testing.assert_array_equal(np.asarray(active), np.broadcast_to(hider, active.shape))
+  for x, y in zip(jax.tree.leaves(g), jax.tree.leaves(g_frozen)):
+    np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-7)
+  diff = max(float(np.max(np.abs(x - y))) for x, y in zip(jax.tree.leaves(g), jax.tree.leaves(g_active)))
+  assert diff > 1e-4
+
+
+def _rows(run_dir):
+  return [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
+
+
+@pytest.mark.slow  # a training run (the default tier must fit in 30 minutes)
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess
+def test_train_py_runs_logs_emergence_and_resumes_exactly(setup, tmp_path):
+  cfg, _, algo, ts0 = setup
+  full, cut = str(tmp_path / "full"), str(tmp_path / "cut")
+  ts_full, row = train.run(cfg, "test", full, progress=False)
+  rows = _rows(full)
+  assert [r["env_steps"] for r in rows] == [
+    algo.config.steps_per_update * UPDATES_PER_CHUNK * (i + 1) for i in range(CHUNKS)
+  ]
+  for key in (
+    "train/hider_return",
+    "train/seeker_return",
+    "eval/hider_return",
+    "eval/seeker_return",
+    "eval/success_rate",
+    "train/max_box_move_prep",
+    "eval/num_box_lock",
+    "loss/value",
+    "train/sps",
+  ):
+    assert all(np.isfinite(r[key]) for r in rows), key
+  assert sum(r["train/episodes"] for r in rows) == 4  # every world ended its 80-step episode once
+  assert all(r["train/bad_actions"] == 0 and r["train/physics_resets"] == 0 for r in rows)
+  assert {"emergence.png", "learning_curve.png", "config.json", "checkpoints"} <= set(os.listdir(full))
+
+  # The seekers' reward moves away from its starting value: the same evaluation (same key, same
+  # worlds) before and after training.
+  key = jax.random.PRNGKey(7)
+  evaluate = jax.jit(algo.evaluate)
+  before, after = evaluate(ts0.params, None, key), evaluate(ts_full.params, None, key)
+  assert abs(float(after["eval/seeker_return"]) - float(before["eval/seeker_return"])) > 0.1, (before, after)
+
+  # Interrupted after its first chunk (run.max_minutes), then resumed: the same parameters, value
+  # statistics, LSTM states and metrics as the uninterrupted run.
+  stop = {**cfg, "run": {**cfg["run"], "max_minutes": 1e-6}}
+  train.run(stop, "test", cut, progress=False)
+  assert len(_rows(cut)) == 1
+  ts_cut, _ = train.run(cfg, "test", cut, resume=True, progress=False)
+  for x, y in zip(
+    jax.tree.leaves((ts_full.params, ts_full.ret_norm, ts_full.core)),
+    jax.tree.leaves((ts_cut.params, ts_cut.ret_norm, ts_cut.core)),
+  ):
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+  a, b = _rows(full)[-1], _rows(cut)[-1]
+  assert a["env_steps"] == b["env_steps"]
+  for k in ("eval/seeker_return", "train/seeker_return", "loss/policy", "eval/max_box_move"):
+    assert a[k] == b[k], k
+
+  # The trained policy loads back from the run directory and acts for every agent of a world.
+  act = experiment.load_policy(full)
+  obs = jax.tree.map(lambda x: x[:2], ts_full.env_state.obs)
+  action, carry = act(obs, None, act.initial_carry((2,)))
+  n_agents = algo.num_agents
+  assert action["move"].shape == (2, n_agents, 3) and action["grab"].shape == (2, n_agents)
+  assert carry[0].shape == (2, n_agents, 16)
+
+  # --video: an episode with both teams.
+  import imageio.v3 as iio  # pylint: disable=import-outside-toplevel
+
+  path = experiment.record_video(algo, ts_full.params, None, str(tmp_path / "video.mp4"), width=64, height=48)
+  frames = iio.imread(path)
+  assert frames.shape[1:] == (48, 64, 3) and len(frames) >= algo.episode_length and frames.std() > 10
+
+  # An architecture change on --resume is refused by name: the entity nets have no surgery.
+  wider = experiment.set_dotted(cfg, "agent.lstm_size=32")
+  with pytest.raises(SystemExit, match="agent.lstm_size changed.*no surgery"):
+    train.run(wider, "test", cut, resume=True, progress=False)
