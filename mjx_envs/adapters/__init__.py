@@ -1,0 +1,1 @@
+"""Adapters from our pure-function envs to the ecosystem's interfaces: Gymnasium (gymnasium.py), JaxMARL (jaxmarl.py)."""
