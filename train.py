@@ -75,13 +75,12 @@ def describe_configs():
 
 
 def print_config_list():
-  """`--list`: each config, what it trains and its measured figure and time, the default marked."""
+  """`--list`: one line per config: its name, what it trains and its measured figure and time."""
   rows = describe_configs()
   width = max(len(n) for n, _, _ in rows) + 2
   for name, what, measured in rows:
-    mark = " (default)" if name == DEFAULT_CONFIG else ""
-    print(f"{name:<{width}}{what or '(no description)'}{mark}")
-    print(f"{'':<{width}}  measured: {measured or 'not yet measured'}")
+    mark = " (the default)" if name == DEFAULT_CONFIG else ""
+    print(f"{name:<{width}}{what or '(no description)'}{mark}  |  {measured or 'not yet measured'}")
 
 
 class _Parser(argparse.ArgumentParser):

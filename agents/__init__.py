@@ -19,7 +19,8 @@ Public entry points (also importable from their modules):
   cfg = agents.resolve({"env": {"name": "FetchReach"}, "agent": {"algo": "ppo"}})  # checked, complete
   env, algo = agents.build(cfg)             # algo.init(key) -> TrainState; algo.train_many(ts, n)
   act = agents.load_policy("runs/ppo_fetch_reach-...")   # act(obs, key) -> action, from a run directory
-  metrics = agents.evaluate_policy(env, episode_length, flatten, act, key, num_envs)
+  metrics = agents.evaluate_run("runs/ppo_fetch_reach-...")   # {"eval/success_rate": ..., ...}
+  metrics = agents.evaluate_policy(env, episode_length, flatten, act, key, num_envs)  # any act function
 """
 
 from __future__ import annotations

@@ -489,18 +489,33 @@ def build(cfg: dict[str, Any]):
   return env, make(env, config_cls(**agent))
 
 
-def load_policy(run_dir: str, deterministic: bool = True, step: int | None = None):
-  """act(obs, key) -> env action, from a run directory's config.json and latest (or `step`) checkpoint
-  (a recurrent policy: act(obs, key, carry) -> (action, carry), with `act.initial_carry(batch_shape)`)."""
+def _restore_run(run_dir: str, step: int | None):
+  """(algorithm, train state) of a run directory's latest (or `step`) checkpoint."""
   from agents.common.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
 
-  cfg = run_config(run_dir)
-  _, algo = build(cfg)
+  _, algo = build(run_config(run_dir))
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   ckpt = Checkpointer(run_dir)
   state, _ = ckpt.restore(checkpoint_view(algo, abstract), step)
   ckpt.close()
+  return algo, state
+
+
+def load_policy(run_dir: str, deterministic: bool = True, step: int | None = None):
+  """act(obs, key) -> env action, from a run directory's config.json and latest (or `step`) checkpoint
+  (a recurrent policy: act(obs, key, carry) -> (action, carry), with `act.initial_carry(batch_shape)`)."""
+  algo, state = _restore_run(run_dir, step)
   return algo.policy(state.params, state.obs_norm, deterministic)
+
+
+def evaluate_run(run_dir: str, seed: int = 0, step: int | None = None, num_envs: int | None = None):
+  """The algorithm's own evaluation (what train.py logs as eval/*) of a run directory's latest (or `step`)
+  checkpoint on fresh envs: {metric name: float}, e.g. eval/success_rate, eval/return (per task for a
+  multi-task env; Bob's holdout suite for self-play). num_envs: evaluation envs (default run.num_eval_envs)."""
+  algo, state = _restore_run(run_dir, step)
+  evaluate = jax.jit(algo.evaluate, static_argnums=3)
+  out = evaluate(state.params, state.obs_norm, jax.random.PRNGKey(seed), num_envs)
+  return {k: float(v) for k, v in jax.device_get(out).items()}
 
 
 def surgeries(run_dir: str):

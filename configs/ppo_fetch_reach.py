@@ -1,4 +1,4 @@
-"""The default: PPO on FetchReach, CPU-sized. Dense reward (-distance); success is still the 5 cm test."""
+"""PPO on FetchReach, CPU-sized: dense reward (-distance); success is still the 5 cm test."""
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
 MEASURED = "success 1.0 about 12-20 s after start, at 25.6k env steps (CPU, 2 cores, 2026-11-25)"

@@ -13,6 +13,7 @@ import jax
 import numpy as np
 import pytest
 
+import agents
 import train
 from agents import experiment
 from agents.common.checkpoint import Checkpointer
@@ -35,8 +36,9 @@ def test_list_describes_every_config(capsys):
     assert what and len(what) <= 100, f"configs/{name}.py: its docstring's first line is the --list line"
     assert measured and len(measured) <= 100, f"configs/{name}.py: MEASURED (one line) is missing"
   assert train.main(["--list"]) == 0
-  out = capsys.readouterr().out
-  assert out.count("measured: ") == len(rows) and "(default)" in out
+  lines = capsys.readouterr().out.splitlines()
+  assert len(lines) == len(rows) and all(" | " in line for line in lines)
+  assert sum("(the default)" in line for line in lines) == 1
   with pytest.raises(SystemExit, match=r"unknown config key 'agent.learning_rat'.*agent.learning_rate"):
     train.main(["--set", "agent.learning_rat=1e-3", "--out", "/tmp/never"])
   with pytest.raises(SystemExit, match="unknown config 'nope'.*ppo_fetch_reach"):
@@ -64,6 +66,9 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   act = experiment.load_policy(str(tmp_path))
   obs = jax.numpy.zeros((3, 13))
   assert act(obs, None).shape == (3, 4)
+  # ... and evaluates from it alone (agents' public entry point), as well as the run's last evaluation.
+  scores = agents.evaluate_run(str(tmp_path), seed=1, num_envs=32)
+  assert scores["eval/success_rate"] >= 0.9 and "eval/return" in scores, scores
 
   # Surgery: --resume with a wider policy and value net. The checkpoint is carried into the new
   # architecture with the same function (its deterministic actions are the old ones), training goes on
