@@ -34,6 +34,7 @@ _EXPORTS = {
   "set_dotted": "agents.experiment",
   "build": "agents.experiment",
   "load_policy": "agents.experiment",
+  "evaluate_run": "agents.experiment",
   "ALGOS": "agents.experiment",
   "ConfigError": "agents.experiment",
   "evaluate_policy": "agents.common.evaluation",

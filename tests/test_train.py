@@ -242,3 +242,11 @@ def test_two_devices_match_one_device():
   )
   assert proc.returncode == 0, proc.stderr[-3000:]
   assert "MATCH" in proc.stdout and "EVAL MATCH" in proc.stdout
+
+
+def test_public_entry_points_resolve():
+  """Every name agents/__init__.py lists (lazily) exists in the module it points to."""
+  for name in agents.__all__:
+    assert callable(getattr(agents, name)) or isinstance(getattr(agents, name), dict), name
+  with pytest.raises(AttributeError, match="no attribute 'nope'"):
+    agents.nope  # noqa: B018
