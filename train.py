@@ -458,15 +458,18 @@ def resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, n
 
 
 def rate_checkpoints(run_dir, algo, logger):
-  """TrueSkill ratings of the run's kept checkpoints so far (agents.tournament) -> RUN_DIR/ratings.json/.png."""
+  """TrueSkill ratings of the run's kept checkpoints so far (agents.tournament; self-play's Alice and Bob,
+  hide-and-seek's hiders and seekers) -> RUN_DIR/ratings.json/.png."""
   from agents import tournament  # pylint: disable=import-outside-toplevel
 
   t = time.time()
   out = tournament.rate_run(run_dir, algo=algo)
   last = out["checkpoints"][-1]
+  first, second = out["sides"]
   logger.message(
-    f"  ratings of {len(out['checkpoints'])} checkpoints in {time.time() - t:.0f}s: latest Bob "
-    f"mu {last['bob']['mu']:.1f}, Alice mu {last['alice']['mu']:.1f} (ratings.png)"
+    f"  ratings of {len(out['checkpoints'])} checkpoints in {time.time() - t:.0f}s: latest "
+    f"{second.capitalize()} mu {last[second]['mu']:.1f}, {first.capitalize()} mu {last[first]['mu']:.1f} "
+    "(ratings.png)"
   )
 
 
@@ -642,7 +645,8 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
             **({"pflops_days": row["compute/pflops_days"]} if "compute/pflops_days" in row else {}),
           },
         )
-        if rc["ratings_every"] and cfg["agent"]["algo"] == "asp" and (chunk + 1) % rc["ratings_every"] == 0:
+        rated = cfg["agent"]["algo"] in ("asp", "mappo")
+        if rc["ratings_every"] and rated and (chunk + 1) % rc["ratings_every"] == 0:
           rate_checkpoints(run_dir, algo, logger)
       if out_of_time:
         print(

@@ -52,8 +52,9 @@ RUN_DEFAULTS = {
   # count used is written here, so a resume uses it (it is part of the seed)
   "count_flops": True,  # log compute/flops_per_step and compute/pflops_days (agents.league.flops; counted
   # in a thread after the first chunk, in runs with 3 or more chunks left)
-  "ratings_every": 0,  # self-play: TrueSkill ratings of the kept checkpoints (agents.tournament) every
-  # N host calls, into ratings.json/.png; 0: off (python -m agents.tournament ratings)
+  "ratings_every": 0,  # self-play and hide-and-seek: TrueSkill ratings of the kept checkpoints
+  # (agents.tournament) every N host calls, into ratings.json/.png; 0: off (python -m agents.tournament
+  # ratings)
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
@@ -227,6 +228,8 @@ RULES = {
     "head_dim": _ge(1),
     "dense": _ge(1),
     "lstm_size": _ge(1),
+    "team_spirit": _within(0, 1),
+    "team_spirit_end": _within(0, 1),
   },
   "run": {
     "seed": _within(0, 2**31, high_open=True),

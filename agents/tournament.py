@@ -1,7 +1,9 @@
 """A self-play run's checkpoints played against each other: TrueSkill ratings against fixed references,
-Bob's payoff matrix, and Bob's holdout suite on a checkpoint.
+Bob's payoff matrix, and Bob's holdout suite on a checkpoint; for a hide-and-seek run, the ratings of its
+hiders and seekers across the arms race.
 
   python -m agents.tournament ratings RUN_DIR             # -> RUN_DIR/ratings.json, RUN_DIR/ratings.png
+                                                          # (agent.algo 'asp' or 'mappo')
   python -m agents.tournament ratings RUN_DIR --references 6 --games-per-pair 256 --checkpoints 10 20 --seed 1
   python -m agents.tournament ratings RUN_DIR --reference-run OTHER_RUN_DIR
   python -m agents.tournament payoff RUN_DIR              # Bob success of every Bob checkpoint (columns)
@@ -18,6 +20,17 @@ evenly over the run (the earliest and the latest included), or over `--reference
 whose policies must have the same shapes and whose env must be the same. Every game is a 1-vs-1 TrueSkill
 match, win or loss, between the rated checkpoint and the reference agent; Alices and Bobs share one scale.
 
+Hide-and-seek (agent.algo='mappo'). The two sides are the hiders and the seekers: a game is one episode
+of the run's env (its episode_length, agent.num_envs worlds per round) in which the hider agents act with
+the policy of one checkpoint and the seeker agents with the policy of another (MAPPO shares one parameter
+set across all agents, so the match runs both policies on every step and takes each agent's action from
+its team's, by the env's hider flag), sampling their actions. `team_outcomes` decides it from the teams'
+episode returns (each the mean over the team's present agents): the team with the higher return wins;
+equal returns, or an episode that ended by diverging (or did not end), give no outcome. A hider checkpoint
+is rated against a fixed set of reference seekers, a seeker checkpoint against reference hiders, exactly
+as Alice and Bob above (the hiders take Alice's place: the side whose wins are counted first); the output
+names the sides "hider" and "seeker" (ratings.json's "sides" lists them).
+
 The rating logic (order independence, calibration, scales) is `agents.league.ratings`'s docstring.
 
 Randomness: round r of every pair uses the same key, fold_in(PRNGKey(seed), r) (common random numbers:
@@ -31,6 +44,7 @@ function cached per config, so a training loop can call it periodically without 
 from __future__ import annotations
 
 import mjx_envs  # noqa: F401  first: guards against the XLA:CPU scan stall before JAX starts
+from mjx_envs import wrappers
 
 import argparse
 import json
@@ -54,9 +68,14 @@ from agents.league.ratings import (
   spread,
   trueskill_env,
 )
+from agents.mappo.train import MAPPO
 from agents.selfplay import asp as selfplay
 
-# --- matches: compiled play of one Alice against one Bob ------------------------------------------------
+# The two sides of each rated algorithm: (the first, whose wins `ratings` counts first (its "alice"),
+# the second (its "bob")).
+SIDES = {"asp": ("alice", "bob"), "mappo": ("hider", "seeker")}
+
+# --- matches: compiled play of one Alice against one Bob (one hider team against one seeker team) -------
 
 _MATCHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _ALGOS: dict[str, Any] = {}
@@ -64,10 +83,15 @@ _ALGOS: dict[str, Any] = {}
 
 def match_fn(algo):
   """The compiled match of `algo` (cached per algorithm object: compiled once, on the first call, for
-  all pairs): match(pool, alice, bob, key) -> (Alice's wins, Bob's wins), int32 scalars, over one `play`
-  of algo.config.num_envs game slots [G] for unroll_length steps. alice / bob: {"policy": policy params,
-  "obs_norm": observation statistics} of any checkpoint; pool: any train state's pool of the same shapes
-  (`play` looks its past opponents up even when, as here, no slot uses one)."""
+  all pairs): match(pool, first, second, key) -> (the first side's wins, the second's), int32 scalars.
+
+  Self-play (asp): first, second = Alice, Bob, over one `play` of algo.config.num_envs game slots [G] for
+  unroll_length steps. alice / bob: {"policy": policy params, "obs_norm": observation statistics} of any
+  checkpoint; pool: any train state's pool of the same shapes (`play` looks its past opponents up even
+  when, as here, no slot uses one). Hide-and-seek (mappo): first, second = the hiders', the seekers'
+  {"policy", "obs_norm"}; `mappo_match`; pool is unused (None)."""
+  if algo not in _MATCHES and isinstance(algo, MAPPO):
+    _MATCHES[algo] = jax.jit(mappo_match(algo))
   if algo not in _MATCHES:
     G = algo.config.num_envs
     no = jnp.zeros((G,), bool)
@@ -88,9 +112,61 @@ def match_fn(algo):
   return _MATCHES[algo]
 
 
+def team_outcomes(hider_return, seeker_return, decided=None):
+  """The outcome rule of a hide-and-seek game: (hiders won, seekers won), boolean arrays of the returns'
+  shape. The team with the higher episode return wins; equal returns, or a game not `decided` (it
+  diverged or did not end), give neither (no draws: such a game is no game)."""
+  h, s = jnp.asarray(hider_return), jnp.asarray(seeker_return)
+  ok = jnp.ones(h.shape, bool) if decided is None else jnp.asarray(decided, bool)
+  return (h > s) & ok, (s > h) & ok
+
+
+def mappo_match(algo: MAPPO):
+  """match(pool, hiders, seekers, key) -> (hider wins, seeker wins), int32 scalars, over one episode of
+  algo.config.num_envs fresh worlds (the run's episode_length): every agent samples its action from its
+  team's policy (hiders / seekers: {"policy": policy params, "obs_norm"} of any checkpoint; both networks
+  run for every agent, each agent keeps its team's action and LSTM state); `team_outcomes` on the teams'
+  returns decides each world's game. Not jitted (`match_fn` compiles and caches it)."""
+  n, A = algo.config.num_envs, algo.num_agents
+  env = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(algo.raw_env, algo.episode_length)), n)
+  hider = algo.hider > 0.5  # [A]
+
+  def pick(h, s):  # leaves [n, A, ...]: each agent's from its team's
+    return jnp.where(hider.reshape((A,) + (1,) * (h.ndim - 2)), h, s)
+
+  def match(pool, hiders, seekers, key):
+    del pool
+    k_reset, k_act = jax.random.split(key)
+    state = env.reset(k_reset)
+    act_h = algo.policy({"policy": hiders["policy"]}, hiders["obs_norm"], deterministic=False)
+    act_s = algo.policy({"policy": seekers["policy"]}, seekers["obs_norm"], deterministic=False)
+
+    def body(loop, k):
+      state, carry, finished, acc = loop
+      # The same key for both: each agent's sample uses the noise it would in a game of one policy.
+      a_h, c_h = act_h(state.obs, k, carry)
+      a_s, c_s = act_s(state.obs, k, carry)
+      nxt = env.step(state, jax.tree.map(pick, a_h, a_s))
+      s = algo._step_stats(state, nxt)  # pylint: disable=protected-access
+      first = (nxt.done > 0) & ~finished
+      acc = {name: jnp.where(first, s[name], v) for name, v in acc.items()}
+      return (nxt, jax.tree.map(pick, c_h, c_s), finished | first, acc), None
+
+    acc0 = {k: jnp.zeros((n,)) for k in ("hider_return", "seeker_return", "diverged")}
+    loop = (state, act_h.initial_carry((n,)), jnp.zeros((n,), bool), acc0)
+    (_, _, finished, acc), _ = jax.lax.scan(body, loop, jax.random.split(k_act, algo.episode_length))
+    hider_wins, seeker_wins = team_outcomes(
+      acc["hider_return"], acc["seeker_return"], finished & (acc["diverged"] <= 0)
+    )
+    return jnp.sum(hider_wins).astype(jnp.int32), jnp.sum(seeker_wins).astype(jnp.int32)
+
+  return match
+
+
 def play_pair(algo, pool, alice, bob, seed: int = 0, games: int | None = None) -> tuple[int, int]:
-  """(Alice's wins, Bob's wins) of one pair: rounds of `match`, round r with key fold_in(PRNGKey(seed),
-  r), until at least `games` games are decided (None: one round), at most MAX_ROUNDS rounds."""
+  """(Alice's wins, Bob's wins) of one pair (hide-and-seek: alice, bob = the hiders, the seekers): rounds
+  of `match`, round r with key fold_in(PRNGKey(seed), r), until at least `games` games are decided (None:
+  one round), at most MAX_ROUNDS rounds."""
   match = match_fn(algo)
   base = jax.random.PRNGKey(seed)
   wa = wb = 0
@@ -105,18 +181,19 @@ def play_pair(algo, pool, alice, bob, seed: int = 0, games: int | None = None) -
 # --- run directories ------------------------------------------------------------------------------------
 
 
-def _read_config(run_dir):
+def _read_config(run_dir, algos=tuple(SIDES)):
   cfg = experiment.run_config(run_dir)
-  if cfg["agent"]["algo"] != "asp":
+  if cfg["agent"]["algo"] not in algos:
     raise ValueError(
-      f"{run_dir} is not a self-play run (agent.algo={cfg['agent']['algo']!r}); ratings need agent.algo='asp'"
+      f"{run_dir} is not a self-play run (agent.algo={cfg['agent']['algo']!r}); this needs agent.algo "
+      + " or ".join(repr(a) for a in algos)
     )
   return cfg
 
 
 def algo_for(cfg):
-  """The self-play algorithm of a resolved config, cached by its env and agent sections (what `play`
-  depends on), so that repeated ratings of a run reuse it and its compiled match."""
+  """The self-play (or hide-and-seek) algorithm of a resolved config, cached by its env and agent sections
+  (what a match depends on), so that repeated ratings of a run reuse it and its compiled match."""
   key = json.dumps({"env": cfg["env"], "agent": cfg["agent"]}, sort_keys=True, default=str)
   if key not in _ALGOS:
     _ALGOS[key] = experiment.build(cfg)[1]
@@ -136,27 +213,32 @@ def checkpoint_steps(run_dir) -> list:
   return steps
 
 
+def _players(algo, state):
+  """A train state's players, {side: {"policy", "obs_norm"}}, and the pool a match needs (asp's; None)."""
+  if isinstance(algo, MAPPO):  # one parameter set for both teams
+    p = {"policy": state.params["policy"], "obs_norm": state.obs_norm}
+    return dict.fromkeys(SIDES["mappo"], p), None
+  players = {
+    a: {"policy": state.agents[a].params["policy"], "obs_norm": state.agents[a].obs_norm}
+    for a in selfplay.AGENTS
+  }
+  return players, state.pool
+
+
 def load_players(algo, run_dir, steps):
-  """{step: ({"alice"/"bob": {"policy", "obs_norm"}}, pool, meta)} of the given checkpoints of a run,
-  restored onto `algo`'s train state."""
+  """{step: ({side: {"policy", "obs_norm"}}, pool, meta)} of the given checkpoints of a run, restored onto
+  `algo`'s train state (sides: SIDES[agent.algo]; a hide-and-seek run's pool is None)."""
   cfg = _read_config(run_dir)
   out = {}
   # A checkpoint from before a surgery comes back migrated into the run's current architecture.
   for s, (state, meta) in experiment.restore_checkpoints(run_dir, cfg, algo, steps).items():
-    players = {
-      a: {"policy": state.agents[a].params["policy"], "obs_norm": state.agents[a].obs_norm}
-      for a in selfplay.AGENTS
-    }
-    out[s] = (players, state.pool, meta)
+    players, pool = _players(algo, state)
+    out[s] = (players, pool, meta)
   return out
 
 
 def _player_shapes(algo):
-  state = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
-  tree = {
-    a: {"policy": state.agents[a].params["policy"], "obs_norm": state.agents[a].obs_norm}
-    for a in selfplay.AGENTS
-  }
+  tree, _ = _players(algo, jax.eval_shape(algo.init, jax.random.PRNGKey(0)))
   return jax.tree.structure(tree), [(x.shape, x.dtype) for x in jax.tree.leaves(tree)]
 
 
@@ -170,22 +252,26 @@ def rate_run(
   write: bool = True,
   algo=None,
 ) -> dict[str, Any]:
-  """TrueSkill ratings of a self-play run's checkpoints (see the module docstring).
+  """TrueSkill ratings of a self-play or hide-and-seek run's checkpoints (see the module docstring).
 
-  run_dir: a train.py run directory of agent.algo='asp'. reference_run: where the `references` reference
-  checkpoints come from (default run_dir), spread evenly over its checkpoints. games_per_pair: at least
-  this many decided games per (Alice, Bob) pair (None: one `play`, algo.config.num_envs slots).
-  checkpoints: the steps to rate (default all). write: also write RUN_DIR/ratings.json and ratings.png.
+  run_dir: a train.py run directory of agent.algo='asp' or 'mappo'. reference_run: where the `references`
+  reference checkpoints come from (default run_dir), spread evenly over its checkpoints. games_per_pair:
+  at least this many decided games per (Alice, Bob) pair (None: one `play`, algo.config.num_envs slots;
+  hide-and-seek: one episode of algo.config.num_envs worlds). checkpoints: the steps to rate (default
+  all). write: also write RUN_DIR/ratings.json and ratings.png.
   algo: the run's algorithm if the caller has it (train.py), else built from config.json (cached).
 
-  -> the ratings.json dict: {"run_dir", "reference_run", "seed", "games_per_pair", "trueskill",
-  "references": {"run", "steps", "env_steps", "alice": [..], "bob": [..]} (one {"step", "env_steps", "mu",
-  "sigma"} per reference), "checkpoints": [{"step", "env_steps", "bob": entry, "alice": entry}, sorted by
-  step]} with entries as in `compute_ratings` (a "vs" item's "reference" is the reference's step).
-  Raises FileNotFoundError (no config.json, no checkpoints), ValueError (not self-play, an unknown
-  checkpoint step, references of other shapes or another env, references < 1).
+  -> the ratings.json dict: {"run_dir", "reference_run", "seed", "games_per_pair", "num_envs", "sides",
+  "trueskill", "references": {"run", "steps", "env_steps", "alice": [..], "bob": [..]} (one {"step",
+  "env_steps", "mu", "sigma"} per reference), "checkpoints": [{"step", "env_steps", "bob": entry, "alice":
+  entry}, sorted by step]} with entries as in `compute_ratings` (a "vs" item's "reference" is the
+  reference's step). "sides" names the two sides, SIDES[agent.algo]: ["alice", "bob"], or for
+  hide-and-seek ["hider", "seeker"], the keys that then stand for "alice" and "bob".
+  Raises FileNotFoundError (no config.json, no checkpoints), ValueError (not self-play or hide-and-seek, an
+  unknown checkpoint step, references of another algorithm, other shapes or another env, references < 1).
   """
   cfg = _read_config(run_dir)
+  first, second = sides = SIDES[cfg["agent"]["algo"]]
   algo = algo or algo_for(cfg)
   steps = checkpoint_steps(run_dir)
   if checkpoints is not None:
@@ -205,6 +291,11 @@ def rate_run(
     ref_steps = spread(checkpoint_steps(run_dir), references)
   else:
     ref_cfg = _read_config(ref_dir)
+    if ref_cfg["agent"]["algo"] != cfg["agent"]["algo"]:
+      raise ValueError(
+        f"--reference-run {ref_dir} is an agent.algo={ref_cfg['agent']['algo']!r} run, {run_dir} an "
+        f"agent.algo={cfg['agent']['algo']!r} one"
+      )
     if ref_cfg["env"] != cfg["env"]:
       raise ValueError(
         f"--reference-run {ref_dir} plays another env ({ref_cfg['env']}) than {run_dir} ({cfg['env']})"
@@ -213,7 +304,7 @@ def rate_run(
     if _player_shapes(ref_algo) != _player_shapes(algo):
       raise ValueError(
         f"--reference-run {ref_dir}: its policies have other shapes than {run_dir}'s (agent."
-        f"hidden, agent.lstm_size and the env must match)"
+        f"hidden / the entity net's sizes, agent.lstm_size and the env must match)"
       )
     ref_steps = spread(checkpoint_steps(ref_dir), references)
 
@@ -227,7 +318,7 @@ def rate_run(
   outcomes = {}
   for a, b in needed_pairs(ref_ids, ref_ids, sorted(rated)):
     outcomes[(a, b)] = play_pair(
-      algo, pool, players[a][0]["alice"], players[b][0]["bob"], seed, games_per_pair
+      algo, pool, players[a][0][first], players[b][0][second], seed, games_per_pair
     )
   env = trueskill_env()
   res = compute_ratings(outcomes, ref_ids, ref_ids, sorted(rated), env)
@@ -240,6 +331,7 @@ def rate_run(
     "seed": seed,
     "games_per_pair": games_per_pair,
     "num_envs": algo.config.num_envs,
+    "sides": list(sides),
     "trueskill": {
       "mu": env.mu,
       "sigma": env.sigma,
@@ -254,13 +346,13 @@ def rate_run(
       **{
         side: [
           {"step": i[1], "env_steps": env_steps(i), "mu": r.mu, "sigma": r.sigma}
-          for i, r in sorted(res["references"][side].items())
+          for i, r in sorted(res["references"][role].items())
         ]
-        for side in selfplay.AGENTS
+        for side, role in ((first, "alice"), (second, "bob"))
       },
     },
     "checkpoints": [
-      {"step": pid[1], "env_steps": env_steps(pid), "bob": entry(e["bob"]), "alice": entry(e["alice"])}
+      {"step": pid[1], "env_steps": env_steps(pid), second: entry(e["bob"]), first: entry(e["alice"])}
       for pid, e in sorted(res["checkpoints"].items())
     ],
   }
@@ -275,7 +367,8 @@ def rate_run(
 
 
 def plot_ratings(ratings, path):
-  """Rating mu with a +-sigma band against training env steps, one line for Bob, one for Alice."""
+  """Rating mu with a +-sigma band against training env steps, one line for Bob, one for Alice (the
+  seekers and the hiders)."""
   # A bare Figure: no pyplot, so the caller's backend (a notebook's inline one) is left alone.
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
 
@@ -283,7 +376,8 @@ def plot_ratings(ratings, path):
   x = [r["env_steps"] for r in rows]
   fig = Figure(figsize=(6, 3.5))
   ax = fig.subplots()
-  for side, color in (("bob", "C0"), ("alice", "C1")):
+  first, second = ratings.get("sides", SIDES["asp"])
+  for side, color in ((second, "C0"), (first, "C1")):
     mu = np.array([r[side]["mu"] for r in rows])
     sigma = np.array([r[side]["sigma"] for r in rows])
     ax.plot(x, mu, marker=".", color=color, label=side.capitalize())
@@ -306,14 +400,18 @@ def plot_ratings(ratings, path):
 
 
 def format_table(ratings) -> str:
-  """One line per checkpoint: its env steps, and for Bob and Alice mu +- sigma, mu - 3 sigma, games and
-  win rate against the references."""
+  """One line per checkpoint: its env steps, and for Bob and Alice (the seekers and the hiders) mu +- sigma,
+  mu - 3 sigma, games and win rate against the references."""
   wr = lambda e: "  -  " if e["win_rate"] is None else f"{e['win_rate']:.2f}"
   side = lambda e: f"{e['mu']:6.2f} +- {e['sigma']:4.2f} {e['conservative']:7.2f} {e['games']:6d} {wr(e):>5}"
   head = f"{'mu':>6} +- {'sd':>4} {'mu-3sd':>7} {'games':>6} {'win':>5}"
-  lines = [f"{'step':>6} {'env_steps':>10} | Bob {head} | Alice {head}"]
+  first, second = ratings.get("sides", SIDES["asp"])
+  w1, w2 = len(second) + 1, len(first) + 1
+  lines = [f"{'step':>6} {'env_steps':>10} | {second.capitalize()} {head} | {first.capitalize()} {head}"]
   for r in ratings["checkpoints"]:
-    lines.append(f"{r['step']:>6} {r['env_steps']:>10} |     {side(r['bob'])} |       {side(r['alice'])}")
+    lines.append(
+      f"{r['step']:>6} {r['env_steps']:>10} | {'':{w1}}{side(r[second])} | {'':{w2}}{side(r[first])}"
+    )
   return "\n".join(lines)
 
 
@@ -322,7 +420,7 @@ def format_table(ratings) -> str:
 
 def load_run(run_dir: str):
   """(algo, {step: TrainState}) for every checkpoint of a self-play run directory."""
-  cfg = _read_config(run_dir)
+  cfg = _read_config(run_dir, ("asp",))
   algo = algo_for(cfg)
   # A checkpoint from before a surgery comes back migrated into the run's current architecture.
   restored = experiment.restore_checkpoints(run_dir, cfg, algo, checkpoint_steps(run_dir))
@@ -374,7 +472,8 @@ def plot_payoff(matrix, steps, path):
 def _ratings_main(argv):
   p = argparse.ArgumentParser(
     prog="python -m agents.tournament ratings",
-    description="TrueSkill ratings of a self-play run's checkpoints against fixed references.",
+    description="TrueSkill ratings of a self-play (or hide-and-seek) run's checkpoints against fixed "
+    "references.",
   )
   p.add_argument("run_dir")
   p.add_argument(
@@ -395,7 +494,8 @@ def _ratings_main(argv):
     type=int,
     default=None,
     metavar="N",
-    help="at least N decided games per (Alice, Bob) pair (default: one play, agent.num_envs game slots)",
+    help="at least N decided games per (Alice, Bob) or (hiders, seekers) pair (default: one play, "
+    "agent.num_envs game slots or worlds)",
   )
   p.add_argument("--checkpoints", type=int, nargs="*", default=None, help="steps to rate (default: all)")
   p.add_argument("--seed", type=int, default=0)
@@ -425,7 +525,10 @@ def _payoff_main(argv):
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--checkpoints", type=int, nargs="*", default=None, help="steps to use (default: all)")
   args = p.parse_args(argv)
-  algo, states = load_run(args.run_dir)
+  try:
+    algo, states = load_run(args.run_dir)
+  except (FileNotFoundError, ValueError) as e:
+    raise SystemExit(f"error: {e}") from None
   steps = sorted(states) if args.checkpoints is None else sorted(args.checkpoints)
   missing = sorted(set(steps) - set(states))
   if missing:

@@ -21,6 +21,14 @@ Truncated BPTT as in the paper: an unroll of `unroll_length` steps is cut into c
 (10); each chunk is a sequence that the update re-runs from the LSTM state the rollout had at its start,
 zeroing the state where an episode ended. Minibatches split the sequences (chunk x world x agent).
 
+Team spirit (OpenAI Five; `team_spirit`, `team_spirit_end`): each agent's training reward is
+(1 - tau) x its own reward + tau x the mean reward of its team's present agents
+(`agents.league.team_spirit.team_rewards`, zero_sum=False: the env's rewards are already zero-sum between
+the teams, apart from the per-agent out-of-bounds penalty), applied in the rollout before GAE. tau is
+`team_spirit` throughout, or annealed linearly from it to `team_spirit_end` over the run's train steps
+(reaching it on the last one; the paper anneals 0.3 -> 1). At the default 0 the env's rewards are used as
+they are (the blend is not computed at all), logged as train/team_spirit.
+
 Steps where an agent did not act (a seeker frozen in the preparation phase; an absent agent in random
 rooms) are masked out of every loss term and of the advantage statistics: they give no gradient.
 
@@ -51,6 +59,7 @@ from flax import struct
 from agents.common import distributions as D
 from agents.common import episodes, optim, sharding
 from agents.common.networks import next_carry, zero_carry
+from agents.league.team_spirit import team_rewards
 from agents.mappo.entity_net import EntityPolicy, EntityValue
 from agents.ppo.losses import clipped_surrogate, gae, masked_mean, value_loss
 
@@ -96,8 +105,14 @@ class MAPPOConfig(episodes.StepBudget):
   omniscient_value: bool = True  # False: the value function sees only what the agent sees
   episode_length: int | None = None  # default: the env's own
   num_eval_envs: int = 64
+  team_spirit: float = 0.0  # tau: 0 each agent's own reward, 1 its team's mean (at the start if annealed)
+  team_spirit_end: float | None = None  # None: constant; else tau annealed linearly to it over the run
 
   def __post_init__(self):
+    for name in ("team_spirit", "team_spirit_end"):
+      v = getattr(self, name)
+      if v is not None and not 0.0 <= v <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1] (0: own reward, 1: the team's mean), got {v!r}")
     if self.bptt_length < 1 or self.unroll_length % self.bptt_length:
       raise ValueError(
         f"unroll_length ({self.unroll_length}) must be a multiple of bptt_length ({self.bptt_length})"
@@ -126,7 +141,7 @@ class Transition:
   action: Any  # {"move" [.., A, 3], "grab" [.., A, 1], "lock" [.., A, 1]}
   log_prob: jax.Array  # [.., A]
   value: jax.Array  # [.., A], in return units
-  reward: jax.Array  # [.., A]
+  reward: jax.Array  # [.., A] the training reward (team spirit applied)
   done: jax.Array  # [.., A] (the world's done, per agent)
   active: jax.Array  # [.., A] 1 where the agent acted
   core: Any  # from a rollout: the LSTM states each chunk of bptt_length steps starts
@@ -170,6 +185,7 @@ class MAPPO:
     self.raw_env = env
     self.num_agents = env.num_agents
     self.hider = jnp.asarray(env.hider_flag, jnp.float32)  # [A]
+    self.team = jnp.asarray(env.hider_flag, jnp.int32)  # [A] team ids for team spirit: 1 hiders, 0 seekers
     self.prep_steps = env.prep_steps
     self.episode_length = int(c.episode_length or env.episode_length)
     sequences = c.num_envs * self.num_agents * (c.unroll_length // c.bptt_length)
@@ -194,6 +210,29 @@ class MAPPO:
     )
 
   # --- pieces ------------------------------------------------------------------------------------
+  @property
+  def uses_team_spirit(self) -> bool:
+    """False where tau is 0 throughout (the default): the env's rewards are then used untouched."""
+    c = self.config
+    return bool(c.team_spirit) or bool(c.team_spirit_end)
+
+  def team_spirit_at(self, updates):
+    """tau at train step `updates` (0-based): constant, or linear from team_spirit to team_spirit_end,
+    reaching it on the run's last train step (then held). A float32 scalar."""
+    c = self.config
+    if c.team_spirit_end is None:
+      return jnp.asarray(c.team_spirit, jnp.float32)
+    tau = optim.schedule(c.team_spirit, c.team_spirit_end, "linear", c.num_updates - 1)(updates)
+    return jnp.asarray(tau, jnp.float32)
+
+  def training_rewards(self, reward, present, tau):
+    """The rewards PPO learns from: the env's per-agent `reward` [..., A] blended by team spirit `tau`
+    over the agents `present` [..., A] (1: in this episode), each team separately (module docstring).
+    Where the config's tau is 0 throughout, `reward` itself."""
+    if not self.uses_team_spirit:
+      return reward
+    return team_rewards(reward, self.team, tau, zero_sum=False, mask=present)
+
   def initial_core(self, batch_shape):
     """Zero LSTM states for worlds of `batch_shape`: leaves [*batch_shape, A, lstm_size]."""
     z = zero_carry(tuple(batch_shape) + (self.num_agents,), self.config.lstm_size)
@@ -241,6 +280,7 @@ class MAPPO:
     """unroll_length steps of every world -> (env_state, core, Transition [T, N, A, ...] (its `core`: the
     chunk starts), stats [T, N], the value of the state after the last step [N, A])."""
     A = self.num_agents
+    tau = self.team_spirit_at(ts.updates)
 
     def body(carry, k):
       env_state, core = carry
@@ -254,7 +294,7 @@ class MAPPO:
         action,
         dist.log_prob(action),
         self._value_units(ts.ret_norm, v),
-        nxt.reward,
+        self.training_rewards(nxt.reward, env_state.info["agent_on"], tau),
         done,
         self.active(env_state).astype(jnp.float32),
         None,
@@ -402,6 +442,7 @@ class MAPPO:
         "train/active_frac": jnp.mean(mask),
         "train/value_mean": masked_mean(traj.value, mask),
         "train/return_std": ret_norm.std,
+        "train/team_spirit": self.team_spirit_at(ts.updates),
       }
     )
     metrics.update(episodes.data_quality(c.update_epochs, 0))

@@ -163,3 +163,108 @@ def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
 
   with pytest.raises(SystemExit, match=r"no checkpoint\(s\) \[7\]"):
     T.main(["ratings", str(run), "--checkpoints", "7"])
+
+
+# --- hide-and-seek: hiders against seekers --------------------------------------------------------------
+
+HNS_TINY = {  # tests/agents/mappo's tiny config: 4 worlds, 80-step episodes, a small entity net
+  "env": {"name": "HideAndSeekQuadrant"},
+  "agent": {
+    "algo": "mappo",
+    "num_envs": 4,
+    "unroll_length": 20,
+    "bptt_length": 10,
+    "num_minibatches": 2,
+    "update_epochs": 2,
+    "embed": 16,
+    "heads": 2,
+    "head_dim": 8,
+    "dense": 32,
+    "lstm_size": 16,
+    "total_env_steps": 480,
+  },
+  "run": {"eval_every": 2, "num_eval_envs": 4, "count_flops": False, "keep_checkpoints": 5},
+}
+
+
+def test_team_outcome_rule_the_higher_return_wins_equal_or_undecided_is_no_game():
+  hider_return = [3.0, -2.0, 1.5, 4.0, -1.0]
+  seeker_return = [-3.0, 2.0, 1.5, -4.0, 1.0]
+  decided = [True, True, True, False, True]
+  hiders, seekers = T.team_outcomes(hider_return, seeker_return, decided)
+  assert hiders.tolist() == [True, False, False, False, False]
+  assert seekers.tolist() == [False, True, False, False, True]
+  hiders, seekers = T.team_outcomes(hider_return, seeker_return)  # all decided
+  assert hiders.tolist() == [True, False, False, True, False]
+
+
+def test_ratings_of_a_hide_and_seek_run_rate_hiders_against_seekers(tmp_path):
+  """Three checkpoints (fresh policies of different seeds, written as train.py writes them): every one is
+  rated as hiders and as seekers against the references, with the same machinery and format as self-play."""
+  import jax  # pylint: disable=import-outside-toplevel
+
+  from agents import experiment  # pylint: disable=import-outside-toplevel
+  from agents.common.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
+
+  run = tmp_path / "hns"
+  run.mkdir()
+  cfg = experiment.resolve(HNS_TINY)
+  (run / "config.json").write_text(json.dumps(cfg, indent=2))
+  algo = T.algo_for(cfg)
+  init = jax.jit(algo.init)
+  ckpt = Checkpointer(str(run), max_to_keep=None)
+  for step in (1, 2, 3):
+    ts = init(jax.random.PRNGKey(step))
+    ckpt.save(
+      step, experiment.checkpoint_view(algo, ts), {"env_steps": 160 * step, "wall_s": 0.0, "chunks": step}
+    )
+  ckpt.close()
+
+  assert T.main(["ratings", str(run), "--references", "2"]) == 0
+  out = json.loads((run / "ratings.json").read_text())
+  assert out["sides"] == ["hider", "seeker"]
+  assert [c["step"] for c in out["checkpoints"]] == [1, 2, 3]
+  assert [c["env_steps"] for c in out["checkpoints"]] == [160, 320, 480]
+  assert out["references"]["steps"] == [1, 3]
+  assert [r["step"] for r in out["references"]["hider"]] == [1, 3]
+  assert [r["step"] for r in out["references"]["seeker"]] == [1, 3]
+  assert "alice" not in out["checkpoints"][0] and "bob" not in out["checkpoints"][0]
+  decided = 0
+  for c in out["checkpoints"]:
+    for side in ("hider", "seeker"):
+      e = c[side]
+      assert all(math.isfinite(e[k]) for k in ("mu", "sigma", "conservative")), e
+      assert [v["reference"] for v in e["vs"]] == [1, 3]
+      assert sum(v["games"] for v in e["vs"]) == e["games"] <= 2 * 4  # one episode of 4 worlds per pair
+      decided += e["games"]
+  assert decided > 0
+  # A pair is played once: the seekers of checkpoint 1 against the reference hiders of 3 is the same
+  # game as the hiders of 3 against the reference seekers of 1.
+  vs = lambda step, side, ref: next(
+    v for v in out["checkpoints"][step - 1][side]["vs"] if v["reference"] == ref
+  )
+  assert vs(1, "seeker", 3)["games"] == vs(3, "hider", 1)["games"]
+  assert vs(1, "seeker", 3)["wins"] + vs(3, "hider", 1)["wins"] == vs(1, "seeker", 3)["games"]
+  assert (run / "ratings.png").stat().st_size > 5_000
+  assert "Hider" in T.format_table(out) and "Seeker" in T.format_table(out)
+  assert T.match_fn(algo)._cache_size() == 1  # pylint: disable=protected-access
+  with pytest.raises(SystemExit, match="not a self-play run"):  # Bob's payoff matrix is self-play's only
+    T.main(["payoff", str(run)])
+
+
+@pytest.mark.slow  # a training run (the default tier must fit in 30 minutes)
+def test_train_py_rates_a_hide_and_seek_run_periodically(tmp_path):
+  import train  # pylint: disable=import-outside-toplevel
+  from agents import experiment  # pylint: disable=import-outside-toplevel
+
+  run = tmp_path / "run"
+  # 2 train steps of 80 world steps per host call, 3 calls, a checkpoint each; ratings after the second.
+  cfg = experiment.set_dotted(experiment.resolve(HNS_TINY), "run.ratings_every=2")
+  train.run(cfg, "hns", str(run), progress=False)
+  out = json.loads((run / "ratings.json").read_text())
+  assert out["sides"] == ["hider", "seeker"]
+  assert [c["step"] for c in out["checkpoints"]] == [1, 2]
+  assert [c["env_steps"] for c in out["checkpoints"]] == [160, 320]
+  for c in out["checkpoints"]:
+    assert {"hider", "seeker"} <= set(c) and all(math.isfinite(c[s]["mu"]) for s in ("hider", "seeker"))
+  assert (run / "ratings.png").exists()

@@ -190,3 +190,55 @@ def test_train_py_runs_logs_emergence_and_resumes_exactly(setup, tmp_path):
   wider = experiment.set_dotted(cfg, "agent.lstm_size=32")
   with pytest.raises(SystemExit, match="agent.lstm_size changed.*no surgery"):
     train.run(wider, "test", cut, resume=True, progress=False)
+
+
+def test_team_spirit_blends_each_agents_training_reward_with_its_teams(setup):
+  """tau 1: each present agent learns from its team's mean reward over the present agents (absent agents
+  get 0); tau 0 (the default): the env's rewards, untouched; an annealed tau runs from start to end."""
+  from agents.league.team_spirit import team_rewards  # pylint: disable=import-outside-toplevel
+
+  cfg, env, algo, _ = setup
+  hider = np.asarray(env.hider_flag, bool)
+  A = len(hider)
+  assert hider.any() and (~hider).any()
+  rng = np.random.default_rng(0)
+  present = (rng.random((6, 3, A)) < 0.7).astype(np.float32)
+  present[0] = 1.0
+  reward = rng.normal(size=(6, 3, A)).astype(np.float32) * present  # the env gives absent agents 0
+
+  # Default: tau 0 throughout, so the rewards are the env's (not even blended); the blend at tau 0 is
+  # the identity too.
+  assert algo.config.team_spirit == 0.0 and not algo.uses_team_spirit
+  assert algo.training_rewards(reward, present, algo.team_spirit_at(0)) is reward
+  np.testing.assert_array_equal(
+    np.asarray(team_rewards(reward, algo.team, 0.0, zero_sum=False, mask=present)), reward
+  )
+
+  _, full = experiment.build(experiment.set_dotted(cfg, "agent.team_spirit=1"))
+  assert full.uses_team_spirit and float(full.team_spirit_at(5)) == 1.0
+  got = np.asarray(full.training_rewards(reward, present, full.team_spirit_at(0)))
+  for team in (hider, ~hider):
+    on = present * team
+    mean = np.sum(reward * on, -1, keepdims=True) / np.maximum(np.sum(on, -1, keepdims=True), 1.0)
+    want = np.where(on > 0, mean, 0.0)
+    np.testing.assert_allclose(got[..., team], want[..., team], rtol=1e-6, atol=1e-6)
+  # Zero-sum between the teams is the env's business: with tau 1, a team's blended rewards sum to its
+  # own rewards' sum (nothing moves across teams).
+  for team in (hider, ~hider):
+    np.testing.assert_allclose(
+      np.sum(got[..., team], -1), np.sum(reward[..., team], -1), rtol=1e-5, atol=1e-5
+    )
+
+  _, annealed = experiment.build(
+    experiment.set_dotted(cfg, "agent.team_spirit=0.3", "agent.team_spirit_end=1")
+  )
+  n = annealed.config.num_updates
+  taus = [float(annealed.team_spirit_at(jnp.int32(u))) for u in (0, 1, n - 1, n + 3)]
+  np.testing.assert_allclose(taus, [0.3, 0.3 + 0.7 / (n - 1), 1.0, 1.0], rtol=1e-6)
+
+  with pytest.raises(experiment.ConfigError, match=r"agent.team_spirit must be in \[0, 1\]"):
+    experiment.set_dotted(cfg, "agent.team_spirit=1.5")
+  from agents.mappo.train import MAPPOConfig  # pylint: disable=import-outside-toplevel
+
+  with pytest.raises(ValueError, match=r"team_spirit_end must be in \[0, 1\]"):
+    MAPPOConfig(team_spirit_end=-0.1)
