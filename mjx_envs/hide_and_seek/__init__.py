@@ -31,4 +31,12 @@ def _register_all():
 
 _register_all()
 
+# The transfer suite (transfer.py): HnsObjectCounting, HnsLockAndReturn, HnsSequentialLock,
+# HnsBlueprint, HnsShelter.
+from mjx_envs.hide_and_seek import transfer  # noqa: E402
+
+for _name, _cls in transfer.TASKS.items():
+  if _name not in registry.registered():
+    registry.register(_name, _cls, _cls.defaults)
+
 __all__ = ["HideAndSeekEnv", "LAYOUTS", "NAMES", "default_config"]

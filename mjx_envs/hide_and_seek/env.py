@@ -161,6 +161,11 @@ def _check_range(name, value, low, high):
 class HideAndSeekEnv(MjxEnv):
   """The hide-and-seek game; see the module docstring. Config keys: `default_config(layout)`."""
 
+  # Hooks for single-agent variants (transfer.py): the fewest seekers allowed, the random-rooms wall
+  # pool's size, and which objects the lock action may act on this step (`_lockable_now`).
+  _min_seekers = 1
+  _room_walls = ROOM_WALLS
+
   def __init__(self, **config):
     layout = config.get("layout", "quadrant")
     if layout not in LAYOUTS:
@@ -173,7 +178,7 @@ class HideAndSeekEnv(MjxEnv):
         "which MJX-Warp does not take per world)"
       )
     self.hiders = _check_range("n_hiders", c["n_hiders"], 1, LIMITS["agents"] // 2)
-    self.seekers = _check_range("n_seekers", c["n_seekers"], 1, LIMITS["agents"] // 2)
+    self.seekers = _check_range("n_seekers", c["n_seekers"], self._min_seekers, LIMITS["agents"] // 2)
     self.boxes = _check_range("n_boxes", c["n_boxes"], 0, LIMITS["boxes"])
     self.ramps = _check_range("n_ramps", c["n_ramps"], 0, LIMITS["ramps"])
     self.elongated = _check_range("n_elongated", c["n_elongated"], 0, LIMITS["boxes"])
@@ -213,7 +218,7 @@ class HideAndSeekEnv(MjxEnv):
     self.num_agents = self.n_hiders + self.n_seekers
     self.n_boxes, self.n_ramps = self.boxes[1], self.ramps[1]
     self.n_objects = self.n_boxes + self.n_ramps
-    self.n_walls = QUADRANT_WALLS if layout == "quadrant" else ROOM_WALLS
+    self.n_walls = QUADRANT_WALLS if layout == "quadrant" else self._room_walls
     mj_model = mujoco.MjModel.from_xml_string(
       S.scene_xml(
         self.num_agents,
@@ -681,7 +686,7 @@ class HideAndSeekEnv(MjxEnv):
     O = self.n_objects
     team = jnp.asarray(self.hider_flag, jnp.float32)
     at = has[:, None] & (nearest[:, None] == jnp.arange(O)[None])  # [A, O]: agent i reaches object o
-    at = at & jnp.asarray(self._lockable)[None]
+    at = at & self._lockable_now(info)[None]
     locked, lock_team = info["locked"] > 0, info["lock_team"]
     same = team[:, None] == lock_team[None]
     press = at & lock[:, None]
@@ -696,6 +701,11 @@ class HideAndSeekEnv(MjxEnv):
     info["lock_team"] = jnp.where(lock_new, new_team, lock_team)
     info["locked"] = ((locked & ~unlock) | lock_new).astype(jnp.float32)
     info["jnt_range"] = self._object_ranges(info, info["locked"])
+
+  def _lockable_now(self, info):
+    """[O] bool: the objects lock and unlock may act on this step (the game: lockable ones)."""
+    del info
+    return jnp.asarray(self._lockable)
 
   def _object_distance(self, data, info):
     """[A, O] distance from each agent's centre to each object's bounding box (0 inside)."""
