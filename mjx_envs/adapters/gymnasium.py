@@ -104,7 +104,11 @@ _BIG = 2**31 - 1  # "no limit": an EpisodeLimit that is never reached, which sti
 # Info keys of the pre-step state that an env's compute_reward reads (the block world's reward is the
 # change in placed objects, so it needs the achieved goal before the step).
 _REWARD_INFO_KEYS = ("prev_achieved_goal",)
-_MULTI_AGENT_WHY = {  # the modules of the envs that are not single-agent, and why
+_MULTI_AGENT_WHY = {  # the modules of the envs that are not plain single-agent envs, and why (first match)
+  "mjx_envs.hide_and_seek.transfer": (
+    "it is a hide-and-seek transfer task: one agent, but the game's dict actions (move bins, grab, lock) "
+    "and an agent axis on its reward [1]; use the pure-function env or the project's multi-agent learner"
+  ),
   "mjx_envs.hide_and_seek": (
     "it is a multi-agent game (hiders and seekers: per-agent dict actions move/grab/lock and per-agent "
     "rewards [A]); use the JaxMARL adapter (mjx_envs/adapters/jaxmarl.py) or the pure-function env"
