@@ -44,7 +44,6 @@ function cached per config, so a training loop can call it periodically without 
 from __future__ import annotations
 
 import mjx_envs  # noqa: F401  first: guards against the XLA:CPU scan stall before JAX starts
-from mjx_envs import wrappers
 
 import argparse
 import json
@@ -123,12 +122,11 @@ def team_outcomes(hider_return, seeker_return, decided=None):
 
 def mappo_match(algo: MAPPO):
   """match(pool, hiders, seekers, key) -> (hider wins, seeker wins), int32 scalars, over one episode of
-  algo.config.num_envs fresh worlds (the run's episode_length): every agent samples its action from its
+  algo.config.num_envs fresh worlds (`MAPPO.play_episodes`): every agent samples its action from its
   team's policy (hiders / seekers: {"policy": policy params, "obs_norm"} of any checkpoint; both networks
   run for every agent, each agent keeps its team's action and LSTM state); `team_outcomes` on the teams'
   returns decides each world's game. Not jitted (`match_fn` compiles and caches it)."""
-  n, A = algo.config.num_envs, algo.num_agents
-  env = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(algo.raw_env, algo.episode_length)), n)
+  A = algo.num_agents
   hider = algo.hider > 0.5  # [A]
 
   def pick(h, s):  # leaves [n, A, ...]: each agent's from its team's
@@ -136,25 +134,18 @@ def mappo_match(algo: MAPPO):
 
   def match(pool, hiders, seekers, key):
     del pool
-    k_reset, k_act = jax.random.split(key)
-    state = env.reset(k_reset)
     act_h = algo.policy({"policy": hiders["policy"]}, hiders["obs_norm"], deterministic=False)
     act_s = algo.policy({"policy": seekers["policy"]}, seekers["obs_norm"], deterministic=False)
 
-    def body(loop, k):
-      state, carry, finished, acc = loop
+    def act(obs, k, carry):
       # The same key for both: each agent's sample uses the noise it would in a game of one policy.
-      a_h, c_h = act_h(state.obs, k, carry)
-      a_s, c_s = act_s(state.obs, k, carry)
-      nxt = env.step(state, jax.tree.map(pick, a_h, a_s))
-      s = algo._step_stats(state, nxt)  # pylint: disable=protected-access
-      first = (nxt.done > 0) & ~finished
-      acc = {name: jnp.where(first, s[name], v) for name, v in acc.items()}
-      return (nxt, jax.tree.map(pick, c_h, c_s), finished | first, acc), None
+      (a_h, c_h), (a_s, c_s) = act_h(obs, k, carry), act_s(obs, k, carry)
+      return jax.tree.map(pick, a_h, a_s), jax.tree.map(pick, c_h, c_s)
 
-    acc0 = {k: jnp.zeros((n,)) for k in ("hider_return", "seeker_return", "diverged")}
-    loop = (state, act_h.initial_carry((n,)), jnp.zeros((n,), bool), acc0)
-    (_, _, finished, acc), _ = jax.lax.scan(body, loop, jax.random.split(k_act, algo.episode_length))
+    act.initial_carry = act_h.initial_carry
+    acc, finished = algo.play_episodes(
+      act, key, algo.config.num_envs, ("hider_return", "seeker_return", "diverged")
+    )
     hider_wins, seeker_wins = team_outcomes(
       acc["hider_return"], acc["seeker_return"], finished & (acc["diverged"] <= 0)
     )

@@ -474,10 +474,20 @@ class MAPPO:
     over the team), eval/success_rate (the fraction of episodes where the hiders stayed hidden on every
     step after the preparation phase), and eval/<statistic> for the EMERGENCE statistics."""
     n = int(num_envs or self.config.num_eval_envs)
+    acc, _ = self.play_episodes(self.policy(params, obs_norm, deterministic=False), key, n)
+    out = {f"eval/{k}": jnp.mean(v) for k, v in acc.items()}
+    out["eval/success_rate"] = jnp.mean(acc["hidden_fraction"] >= 1.0)
+    return out
+
+  def play_episodes(self, act, key, num_envs: int, stats=EPISODE_STATS):
+    """One episode in each of `num_envs` fresh worlds under act(obs, key, carry) -> (action, carry) (with
+    `act.initial_carry`) -> ({name: [num_envs]} of `stats` (any keys of the step statistics) at each
+    world's first episode end, finished [num_envs] bool). What `evaluate` and the tournament's matches of
+    hiders against seekers (agents.tournament) play."""
+    n = num_envs
     env = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(self.raw_env, self.episode_length)), n)
     k_reset, k_act = jax.random.split(key)
     state = sharding.constrain_env_axis(env.reset(k_reset))
-    act = self.policy(params, obs_norm, deterministic=False)
 
     def body(loop, k):
       state, carry, finished, acc = loop
@@ -488,12 +498,10 @@ class MAPPO:
       acc = {name: jnp.where(first, s[name], v) for name, v in acc.items()}
       return (nxt, carry, finished | first, acc), None
 
-    acc0 = {k: jnp.zeros((n,)) for k in EPISODE_STATS}
+    acc0 = {k: jnp.zeros((n,)) for k in stats}
     loop = (state, act.initial_carry((n,)), jnp.zeros((n,), bool), acc0)
-    (_, _, _, acc), _ = jax.lax.scan(body, loop, jax.random.split(k_act, self.episode_length))
-    out = {f"eval/{k}": jnp.mean(v) for k, v in acc.items()}
-    out["eval/success_rate"] = jnp.mean(acc["hidden_fraction"] >= 1.0)
-    return out
+    (_, _, finished, acc), _ = jax.lax.scan(body, loop, jax.random.split(k_act, self.episode_length))
+    return acc, finished
 
   def policy(self, params, obs_norm=None, deterministic: bool = True):
     """act(obs, key, carry) -> (env action dict, carry) for one world's observation (leaves [A, ...]) or
