@@ -1,11 +1,13 @@
 """Hide-and-seek (seed 004; OpenAI's multi-agent-emergence-environments) on MJX: `HideAndSeekQuadrant`
-(the quadrant game) and `HideAndSeek` (random rooms). See `mjx_envs/hide_and_seek/env.py` for the API,
+(the quadrant game), `HideAndSeek` (random rooms) and the transfer suite (`transfer.py`: HnsObjectCounting,
+HnsLockAndReturn, HnsSequentialLock, HnsBlueprint, HnsShelter). See `mjx_envs/hide_and_seek/env.py` for the API,
 the observations and every deliberate difference from the reference; `scripted.py` for scripted teams.
 
     env = mjx_envs.make("HideAndSeekQuadrant", n_seekers=[1, 1])
 """
 
 from mjx_envs import registry
+from mjx_envs.hide_and_seek import transfer
 from mjx_envs.hide_and_seek.env import LAYOUTS, HideAndSeekEnv, default_config
 
 import functools
@@ -24,19 +26,13 @@ def _factory(layout, **config):
 
 
 def _register_all():
-  for name, layout in NAMES.items():
+  games = {n: (functools.partial(_factory, l), functools.partial(_defaults, l)) for n, l in NAMES.items()}
+  tasks = {n: (cls, cls.defaults) for n, cls in transfer.TASKS.items()}
+  for name, (factory, defaults) in {**games, **tasks}.items():
     if name not in registry.registered():
-      registry.register(name, functools.partial(_factory, layout), functools.partial(_defaults, layout))
+      registry.register(name, factory, defaults)
 
 
 _register_all()
-
-# The transfer suite (transfer.py): HnsObjectCounting, HnsLockAndReturn, HnsSequentialLock,
-# HnsBlueprint, HnsShelter.
-from mjx_envs.hide_and_seek import transfer  # noqa: E402
-
-for _name, _cls in transfer.TASKS.items():
-  if _name not in registry.registered():
-    registry.register(_name, _cls, _cls.defaults)
 
 __all__ = ["HideAndSeekEnv", "LAYOUTS", "NAMES", "default_config"]
