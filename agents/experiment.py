@@ -28,8 +28,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from agents.common import optim
-from agents.common import relabel as her
+from agents.common import optim, relabel
 from agents.her import ddpg as ddpg_lib
 from agents.her import sac as sac_lib
 from agents.mappo import train as mappo_lib
@@ -160,7 +159,7 @@ _HER = {
   "hidden": _each(_ge(1)),
   "random_eps": _within(0, 1),
   "obs_std_min": _gt(0),
-  "replay_strategy": _one_of(her.STRATEGIES),
+  "replay_strategy": _one_of(relabel.STRATEGIES),
   "replay_k": _ge(0),
 }
 RULES = {
@@ -178,7 +177,7 @@ RULES = {
     "lstm_size": _ge(0),
     "hindsight_coef": _ge(0),
     "hindsight_clip": _gt(0),
-    "hindsight_strategy": _one_of(her.STRATEGIES),
+    "hindsight_strategy": _one_of(relabel.STRATEGIES),
     "hindsight_form": _one_of(losses.FORMS),
   },
   "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0)},

@@ -50,9 +50,8 @@ import optax
 from brax.training.acme import running_statistics as rs
 from flax import struct
 
-from agents.common import episodes, optim, replay
+from agents.common import episodes, optim, relabel, replay
 from agents.common import normalize as N
-from agents.common import relabel as her
 from agents.common.evaluation import evaluate_policy
 from agents.common.networks import MLP
 
@@ -93,8 +92,8 @@ class HERConfig(episodes.StepBudget):
   def __post_init__(self):
     if self.lr_schedule not in optim.SCHEDULES:
       raise ValueError(f"lr_schedule must be one of {optim.SCHEDULES}, got {self.lr_schedule!r}")
-    if self.replay_strategy not in her.STRATEGIES:
-      raise ValueError(f"replay_strategy must be one of {her.STRATEGIES}, got {self.replay_strategy!r}")
+    if self.replay_strategy not in relabel.STRATEGIES:
+      raise ValueError(f"replay_strategy must be one of {relabel.STRATEGIES}, got {self.replay_strategy!r}")
     # A bool is an int to Python; grad_batches=True is a mistake, not 1 batch.
     if isinstance(self.grad_batches, bool) or not isinstance(self.grad_batches, int) or self.grad_batches < 1:
       raise ValueError(
@@ -177,7 +176,7 @@ class HERLearner:
       lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype),
       jax.eval_shape(self.env.reset, jax.random.PRNGKey(0)).obs,
     )
-    self.p = her.future_p(c.replay_k)
+    self.p = relabel.future_p(c.replay_k)
     self.opts = {}
 
   def make_opt(self, lr):
@@ -298,7 +297,7 @@ class HERLearner:
     env: its observations)."""
     if not self.goal_env:
       return N.update(obs_norm, seg["obs"], std_min=self.config.obs_std_min)
-    goals, _ = her.relabel_all(
+    goals, _ = relabel.relabel_all(
       key, seg["next_ag"], seg["done"], seg["valid"], seg["goal"], self.config.replay_strategy, self.p
     )
     return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1), std_min=self.config.obs_std_min)
@@ -315,7 +314,7 @@ class HERLearner:
     tr = jax.tree.map(lambda x: x[slots, t], buf.data)
     if self.goal_env:
       seg = {k: buf.data[k][slots] for k in ("next_ag", "done")}
-      goal, _ = her.relabel(
+      goal, _ = relabel.relabel(
         k_her, seg["next_ag"], seg["done"], valid, t, tr["goal"], c.replay_strategy, self.p
       )
       reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})

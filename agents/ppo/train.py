@@ -44,9 +44,8 @@ from brax.training.acme import running_statistics as rs
 from flax import struct
 
 from agents.common import distributions as D
-from agents.common import episodes, optim
+from agents.common import episodes, optim, relabel
 from agents.common import normalize as N
-from agents.common import relabel as her
 from agents.common.evaluation import evaluate_policy
 from agents.common.networks import PolicyNet, ValueNet, next_carry, zero_carry
 from agents.ppo import losses
@@ -105,8 +104,10 @@ class PPOConfig(episodes.StepBudget):
       )
     if self.distribution not in ("normal", "tanh_normal", "categorical"):
       raise ValueError(f"distribution must be normal, tanh_normal or categorical, got {self.distribution!r}")
-    if self.hindsight_strategy not in her.STRATEGIES:
-      raise ValueError(f"hindsight_strategy must be one of {her.STRATEGIES}, got {self.hindsight_strategy!r}")
+    if self.hindsight_strategy not in relabel.STRATEGIES:
+      raise ValueError(
+        f"hindsight_strategy must be one of {relabel.STRATEGIES}, got {self.hindsight_strategy!r}"
+      )
     for name in ("lr_schedule", "ent_schedule"):
       if getattr(self, name) not in optim.SCHEDULES:
         raise ValueError(f"{name} must be one of {optim.SCHEDULES}, got {getattr(self, name)!r}")
@@ -349,10 +350,10 @@ class PPO:
     seg = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), (traj.hindsight, traj.done, traj.feats))
     hs, done, feats = seg
     valid = jnp.ones_like(done)
-    goals, _ = her.relabel_all(
+    goals, _ = relabel.relabel_all(
       key, hs["next_ag"], done, valid, feats[..., -self.goal_size :], c.hindsight_strategy, 1.0
     )
-    failed = 1.0 - her.at_episode_end(hs["success"], done, valid)
+    failed = 1.0 - relabel.at_episode_end(hs["success"], done, valid)
     demo_feats = jnp.swapaxes(feats.at[..., -self.goal_size :].set(goals), 0, 1)
     old = self.distribution(params["policy"], obs_norm, demo_feats).log_prob(traj.action)
     return Demos(demo_feats, traj.action, jax.lax.stop_gradient(old), jnp.swapaxes(failed, 0, 1))

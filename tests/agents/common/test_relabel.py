@@ -8,8 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from agents.common import relabel as her
-from agents.common import replay
+from agents.common import relabel, replay
 
 L = 10
 
@@ -42,7 +41,7 @@ def _episode_range(b, t):
 
 def test_episode_ids():
   _, done, valid = _segments()
-  ids = np.asarray(her.episode_ids(done, valid))
+  ids = np.asarray(relabel.episode_ids(done, valid))
   np.testing.assert_array_equal(ids[1], [0, 0, 0, 0, 1, 1, 1, 2, 2, 2])
   np.testing.assert_array_equal(ids[2], [0, 0, 0, 0, 0, 1, 1, -1, -1, -1])
 
@@ -54,7 +53,7 @@ def test_goals_come_from_the_same_episode(strategy):
   rows = jnp.arange(n) % 3
   t = jax.random.randint(jax.random.PRNGKey(0), (n,), 0, 7)  # valid in every row
   batch_ag = next_ag[rows]
-  goal, flag = her.relabel(
+  goal, flag = relabel.relabel(
     jax.random.PRNGKey(1), batch_ag, done[rows], valid[rows], t, jnp.full((n, 3), -1.0), strategy, p=1.0
   )
   assert bool(jnp.all(flag))
@@ -80,12 +79,12 @@ def test_goals_come_from_the_same_episode(strategy):
 def test_relabel_fraction_matches_future_p():
   next_ag, done, valid = _segments()
   n = 20000
-  p = her.future_p(4)
+  p = relabel.future_p(4)
   assert p == pytest.approx(0.8)
   rows = jnp.zeros((n,), jnp.int32)
   t = jnp.zeros((n,), jnp.int32)
   orig = jnp.full((n, 3), -1.0)
-  goal, flag = her.relabel(
+  goal, flag = relabel.relabel(
     jax.random.PRNGKey(2), next_ag[rows], done[rows], valid[rows], t, orig, "future", p
   )
   frac = float(jnp.mean(flag))
@@ -99,18 +98,18 @@ def test_random_and_none_strategies():
   n = 2000
   t = jnp.zeros((n,), jnp.int32)
   rows = jnp.arange(n) % 3
-  goal, _ = her.relabel(
+  goal, _ = relabel.relabel(
     jax.random.PRNGKey(3), next_ag[rows], done[rows], valid[rows], t, jnp.zeros((n, 3)), "random", 1.0
   )
   g = np.asarray(goal)
   # 'random' draws any valid step of any row, never an invalid one.
   assert len(set(g[:, 0])) == 3 and not np.any((g[:, 0] == 2) & (g[:, 1] >= 7))
-  goal, flag = her.relabel(
+  goal, flag = relabel.relabel(
     jax.random.PRNGKey(3), next_ag[rows], done[rows], valid[rows], t, jnp.zeros((n, 3)), "none", 1.0
   )
   assert not bool(flag.any()) and float(jnp.abs(goal).max()) == 0.0
   with pytest.raises(ValueError, match="unknown HER strategy 'nope'"):
-    her.relabel(jax.random.PRNGKey(3), next_ag, done, valid, t[:3], jnp.zeros((3, 3)), "nope", 1.0)
+    relabel.relabel(jax.random.PRNGKey(3), next_ag, done, valid, t[:3], jnp.zeros((3, 3)), "nope", 1.0)
 
 
 def test_recomputed_rewards_use_the_env_reward():
