@@ -194,11 +194,11 @@ def push_controller(
 def slide_controller(
   env,
   mu_eff: float = SLIDE_FRICTION * 9.81,
-  accel: float = 8.0,
+  accel: float = 5.0,
   max_accel: float = 20.0,
   approach_speed: float = 0.1,
   lateral_gain: float = 5.0,
-  hold_steps: int = 1,
+  hold_steps: int = 3,
   jerk_steps: int = 2,
   approach_frac: float = 0.6,
   room_per_speed: float = 0.14,

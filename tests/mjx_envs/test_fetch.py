@@ -207,7 +207,15 @@ def test_registered_and_sizes(envs):
       "n_substeps",
       "iterations",
       "ls_iterations",
+      "gripper_mass",
+      "weld_timeconst",
+      "mocap",
     } <= set(cfg)
+  # Slide runs on the reference's step and mocap semantics with the arm's inertia behind the gripper
+  # (the strike test); the other tasks keep the faster step.
+  slide = envs["FetchSlide"]
+  assert abs(slide.mj_model.opt.timestep - 0.002) < 1e-12 and slide.n_substeps == 20
+  assert not slide.interpolate_mocap and envs["FetchPush"].interpolate_mocap
 
 
 @pytest.mark.parametrize(
@@ -225,6 +233,9 @@ def test_registered_and_sizes(envs):
     ("FetchPush", {"obj_range": 0.05}, "obj_range"),
     ("FetchPush", {"target_range": -0.1}, "target_range"),
     ("FetchReach", {"episode_length": 0}, "episode_length"),
+    ("FetchSlide", {"gripper_mass": 0.0}, "gripper_mass"),
+    ("FetchPush", {"weld_timeconst": float("inf")}, "weld_timeconst"),
+    ("FetchSlide", {"mocap": "teleport"}, "mocap"),
   ],
 )
 def test_invalid_config_values(task, overrides, match):
@@ -383,6 +394,10 @@ def test_step_shapes_dtypes_rewards(task, envs, open_loop):
   np.testing.assert_array_equal(np.asarray(obs["desired_goal"][-1]), np.asarray(s0.obs["desired_goal"]))
 
 
+def envs_interpolate(task):
+  return mjx_envs.default_config(task)["mocap"] == "interpolate"
+
+
 @pytest.mark.parametrize("task", TASKS)
 def test_action_semantics(task, open_loop, ref):
   meta, arr = ref
@@ -401,8 +416,17 @@ def test_action_semantics(task, open_loop, ref):
   # Push/Slide start with the fingertips pressed into the table, as the reference's: the first step
   # lifts the gripper by as much as the reference's (6.7-7.6 mm there).
   np.testing.assert_allclose(step[0, 2], ref_step[0, 2], atol=0.003)
-  # grip_velp is the gripper velocity times dt, close to the per-step displacement.
-  np.testing.assert_allclose(obs[1:, PLUS_X, slice(*lay["grip_velp"])][steady, 0], step[steady, 0], atol=0.01)
+  # grip_velp is the gripper velocity times dt at the end of the step. Where the mocap jumps to its
+  # target, as the reference's does (Slide), the gripper slows within each step as the reference's
+  # (0.019-0.023 m there against 0.027-0.033 m moved): as the reference's. Where it moves linearly
+  # (the other tasks), the velocity stays close to the per-step displacement.
+  velp = obs[1:, PLUS_X, slice(*lay["grip_velp"])][steady, 0]
+  if envs_interpolate(task):
+    np.testing.assert_allclose(velp, step[steady, 0], atol=0.01)
+  else:
+    ref_velp = arr[task + "/act_obs"][0, 1:, slice(*lay["grip_velp"])][steady, 0]
+    # (within 0.005: the reference's slows by 0.004 over these steps as its arm stretches; ours has none)
+    np.testing.assert_allclose(velp, ref_velp, atol=0.005)
   # Zero action: the gripper stays put; an object left alone stays on the table.
   # (Push/Slide start pressed into the table and rise by its give, as the reference's: 5-6 mm.)
   assert np.abs(grip[:, ZERO, :2] - grip[0, ZERO, :2]).max() < 2e-3
@@ -423,7 +447,10 @@ def test_action_semantics(task, open_loop, ref):
     assert np.all(fingers[-1, OPEN] > 0.045) and np.all(fingers[-1, CLOSE] < 0.002)
     assert np.all(fingers[-1, ZERO] < 0.002)
   else:
-    assert np.abs(fingers[:, :8]).max() < 4e-3  # locked (the servo yields a little under acceleration)
+    # Locked: the servo yields a little under acceleration; most under Slide's jumping mocap (measured
+    # 2026-11-25: 9.8 mm at most; the reference sets its fingers back to 0 after every step, which we don't).
+    bound = 4e-3 if envs_interpolate(task) else 0.012
+    assert np.abs(fingers[:, :8]).max() < bound
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -551,16 +578,20 @@ def test_parity_edge(parity, dyn):
 
 
 def test_parity_strike(parity, dyn):
-  """Slide: a struck puck slides most of the way the reference's does. A known gap (mjx_envs/fetch/env.py):
-  the same strike gives our puck less speed (~0.98 against 1.15 m/s: no arm momentum behind the
-  gripper), so it travels ~0.55 m where the reference's travels ~0.8 m; this bounds the gap."""
+  """Slide: the strike test. The same strike from the same state moves our puck within 5% of the
+  reference's distance (median over the episodes where the reference's puck stays on the table). Slide
+  runs on the reference's step and mocap semantics, with the arm's inertia behind the gripper
+  (mjx_envs/fetch/env.py); measured 2026-11-25: 0.794 m against 0.797 m, ratio 0.997."""
   ours, ref = parity["FetchSlide"]["strike"][:, :, 3:6], dyn["FetchSlide/strike/obs"][:, :, 3:6]
   on_table = ref[:, -1, 2] > 0.3
   disp = np.linalg.norm(ours[on_table, -1, :2] - ours[on_table, 0, :2], axis=-1)
   ref_disp = np.linalg.norm(ref[on_table, -1, :2] - ref[on_table, 0, :2], axis=-1)
   ratio = np.median(disp) / np.median(ref_disp)
-  assert 0.55 < ratio < 1.1, (ratio, disp, ref_disp)
+  assert 0.95 <= ratio <= 1.05, (ratio, disp, ref_disp)
   assert np.all(disp > 0.2)  # every strike sends the puck sliding
+  # Where it ends: per episode, most pucks stop within 0.15 m of the reference's (median 0.09 m).
+  err = np.linalg.norm(ours[on_table, -1, :2] - ref[on_table, -1, :2], axis=-1)
+  assert np.median(err) < 0.15, err
 
 
 def test_mjx_jax_agrees_with_the_c_backend():
