@@ -63,7 +63,10 @@ def her_fetch(out: str) -> None:
   new = _json("her-fetch", "2026-11-24", "her_fetch.json")["runs"]
   slide = _json("her-fetch", "2026-11-24", "ddpg_slide.json")["runs"]
   old = _json("her-fetch", "2026-11-22", "her_fetch.json")["runs"]
+  c_runs = _json("her-fetch", "2026-11-25", "her_fetch.json")["runs"]  # C physics; Slide's new physics
   labels = {
+    "pnp_ddpg": "DDPG+HER, her_fetch_pick_and_place_cpu (2026-11-25, C)",
+    "slide_ddpg": "DDPG+HER, her_fetch_slide_cpu (2026-11-25, C, the strike-matched Slide)",
     "her_push_cpu_8w": "DDPG+HER, her_fetch_push_cpu (8 workers' batch)",
     "her_push_cpu": "DDPG+HER, 1 worker's ratio",
     "sac_her_fetch_push": "SAC+HER (batch 2,048)",
@@ -76,8 +79,8 @@ def her_fetch(out: str) -> None:
   panels = {
     "FetchReach": ([r for r in old if r["env"] == "FetchReach" and r["algo"] == "ddpg_her"], 1.0, None),
     "FetchPush": ([r for r in new if r["env"] == "FetchPush"], 0.99, 0.8),
-    "FetchPickAndPlace": ([r for r in new if r["env"] == "FetchPickAndPlace"], 0.9, None),
-    "FetchSlide": (slide, 0.7, None),
+    "FetchPickAndPlace": ([r for r in new + c_runs if r["env"] == "FetchPickAndPlace"], 0.9, None),
+    "FetchSlide": (slide + [r for r in c_runs if r["env"] == "FetchSlide"], 0.7, None),
   }
   fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
   for ax, (task, (runs, paper, paper_at)) in zip(axes.flat, panels.items()):
@@ -88,7 +91,9 @@ def her_fetch(out: str) -> None:
     _paper_line(ax, paper, f"HER paper, DDPG+HER 8 workers: ~{paper}")
     if paper_at is not None:
       ax.plot([paper_at], [paper], "o", color=PAPER["color"], label=f"paper: ~{paper} at ~{paper_at}M steps")
-    note = " (2026-11-22, Fetch's earlier physics)" if task == "FetchReach" else " (2026-11-24)"
+    note = {"FetchReach": " (2026-11-22, Fetch's earlier physics)", "FetchPush": " (2026-11-24)"}.get(
+      task, " (2026-11-24, 2026-11-25)"
+    )
     ax.set_title(task + note, fontsize=10)
     ax.set_xlabel("env steps (millions)")
     ax.set_ylabel("eval success rate")

@@ -68,6 +68,10 @@ Deliberate differences that remain, each with its measured effect:
   under the jumping mocap (the reference sets them back to 0 after each step; ours are held by their
   servos only), and Slide's physics costs 4x the substeps. The same settings on Push/PickAndPlace (20 kg)
   made their push parity worse (0.172 against 0.177 m pushed, reference 0.183), so they keep theirs.
+  MJX-JAX on Slide's settings (4 worlds, 10 random-action steps against C, 2026-11-25): positions within
+  5 mm, but the struck puck's yaw drifts apart (0.35 rad after 10 steps; 0.06 with the 1.52 kg gripper):
+  the engines resolve the heavy gripper's impacts on the low-friction puck differently. C is the
+  reference there (it is the reference's engine).
 - Slide: the puck is a flat square box (half-size 0.025 x 0.025 x 0.02) rather than a cylinder (radius
   0.025, half-height 0.02): MJX has no box-cylinder collision (the fingers are boxes). The reference's
   puck starts 6 mm inside its table and wobbles; ours rests on a table top lowered to match its height.
