@@ -1,8 +1,8 @@
 """DDPG+HER on FetchPickAndPlace with her_fetch_push_cpu's settings (8 workers' batch as one).
 
-16 envs x 50 steps per cycle, 40 updates per cycle of one batch of 2,048 (8 workers x 256), the
-normaliser's std floor at 1e-2, evaluation every 10 cycles (8,000 env steps) on 64 fresh episodes. The paper's curve reaches
-~0.9 by ~1M env steps (8 workers); the run is bounded by `run.max_minutes`.
+16 envs x 50 steps per cycle, 40 updates per cycle of one batch of 2,048 (8 workers x 256), the normaliser's
+std floor at 1e-2, evaluation every 10 cycles (8,000 env steps) on 64 fresh episodes. The paper's curve
+reaches ~0.9 by ~1M env steps (8 workers); the run is bounded by `run.max_minutes`.
 """
 
 import copy

@@ -1,9 +1,9 @@
 """DDPG+HER on FetchSlide with her_fetch_push_cpu's settings (8 workers' batch as one).
 
-16 envs x 50 steps per cycle, 40 updates per cycle of one batch of 2,048 (8 workers x 256), the
-normaliser's std floor at 1e-2, evaluation every 10 cycles (8,000 env steps) on 64 fresh episodes. Slide runs on
-the reference's 0.002 s x 20 physics step (mjx_envs/fetch/env.py). The paper's curve reaches ~0.7 by
-~2M env steps (8 workers); the run is bounded by `run.max_minutes`.
+16 envs x 50 steps per cycle, 40 updates per cycle of one batch of 2,048 (8 workers x 256), the normaliser's
+std floor at 1e-2, evaluation every 10 cycles (8,000 env steps) on 64 fresh episodes. Slide runs on the
+reference's 0.002 s x 20 physics step (mjx_envs/fetch/env.py). The paper's curve reaches ~0.7 by ~2M env
+steps (8 workers); the run is bounded by `run.max_minutes`.
 """
 
 import copy

@@ -45,11 +45,12 @@ Deliberate differences that remain, each with its measured effect:
   which gives that speed at our step. Within a control step the mocap moves linearly from its previous
   target to the new one (a target that jumps once per step makes the weld jerk the gripper into objects).
 - Physics step: 0.008 s x 5 for Reach, Push and PickAndPlace, the reference's 0.002 s x 20 for Slide (the
-  reference: 0.002 s x 20 for all; before 2026-11-24 Push/Slide used 0.004 s x 10), elliptic cones (the reference: pyramidal; with pyramidal cones MJX's box-box contacts
-  made small objects jump and spin), Newton with 10 iterations and 10 line-search iterations (the
-  reference: 100 / 50). With 4 / 8 (the setting before 2026-11-24, 1.38x faster) the solver left contacts
-  with the 2 kg block unconverged: 1 of 32 replayed reference pushes launched the block off the table
-  (none in the reference), and the scripted Push expert fell to 0.81 (0.91 at 10 / 10).
+  reference: 0.002 s x 20 for all; before 2026-11-24 Push/Slide used 0.004 s x 10), elliptic cones (the
+  reference: pyramidal; with pyramidal cones MJX's box-box contacts made small objects jump and spin),
+  Newton with 10 iterations and 10 line-search iterations (the reference: 100 / 50). With 4 / 8 (the setting
+  before 2026-11-24, 1.38x faster) the solver left contacts with the 2 kg block unconverged: 1 of 32
+  replayed reference pushes launched the block off the table (none in the reference), and the scripted Push
+  expert fell to 0.81 (0.91 at 10 / 10).
 - The gripper meets the table as a plane at the table top (cheap plane-box contacts); the object meets the
   table box (box-box). `table="plane"` (config) puts the object on an infinite plane too: cheaper, but
   the object never falls.
@@ -183,6 +184,15 @@ GRIPPER_MASS = 1.5175  # the reference's gripper link (config `gripper_mass`; Sl
 # Slide: the gripper body's mass stands in for the reference's arm behind it (its joints' armature and
 # damping); fitted to the reference's strike (median puck travel 0.795 m against 0.797 m; module docstring).
 SLIDE_ARM_MASS = 45.0
+# Slide's physics defaults, which replace the others' (module docstring, "Striking"): the reference's step,
+# mocap semantics and weld, and the arm's inertia behind the gripper.
+SLIDE_PHYSICS = {
+  "sim_dt": 0.002,
+  "n_substeps": 20,
+  "gripper_mass": SLIDE_ARM_MASS,
+  "weld_timeconst": 0.02,
+  "mocap": "jump",
+}
 WELD_SOLREF = (0.016, 1.0)  # the reference: 0.02; 0.016 (2 x sim_dt) matches its gripper speed at 0.008 s
 WELD_SOLIMP = (0.9, 0.95, 0.001)
 # Contact bits (contype/conaffinity): the object meets the table box, the floor and the gripper; the
@@ -221,9 +231,9 @@ def default_config(task: str) -> dict[str, Any]:
     # MuJoCo timestep (s) and physics steps per control step (dt = sim_dt * n_substeps = 0.04 s).
     # Push and Slide need the finer step: at 0.008 s a pushed cube now and then flips over (a bad
     # box-box contact), and striking the puck precisely depends on clean contact dynamics.
-    # Slide: the reference's own step (0.002 s x 20): the strike's impact needs it (module docstring).
-    "sim_dt": 0.002 if task == "FetchSlide" else 0.008,
-    "n_substeps": 20 if task == "FetchSlide" else 5,
+    # (Slide: SLIDE_PHYSICS, the reference's own 0.002 s x 20: the strike's impact needs it.)
+    "sim_dt": 0.008,
+    "n_substeps": 5,
     "iterations": 10,  # constraint solver iterations (4 -> 10 on 2026-11-24, see the docstring)
     "ls_iterations": 10,  # solver line-search iterations
     "cone": "elliptic",  # friction cone: "elliptic" or "pyramidal" (see the module docstring)
@@ -236,17 +246,19 @@ def default_config(task: str) -> dict[str, Any]:
     "table": "box",
     # The gripper body's mass (kg), and the weld that drags it to the mocap target (time constant, s).
     # Slide: the arm's inertia behind the gripper (SLIDE_ARM_MASS) and the reference's weld.
-    "gripper_mass": SLIDE_ARM_MASS if task == "FetchSlide" else GRIPPER_MASS,
-    "weld_timeconst": 0.02 if task == "FetchSlide" else WELD_SOLREF[0],
+    "gripper_mass": GRIPPER_MASS,
+    "weld_timeconst": WELD_SOLREF[0],
     # How the mocap target moves within a control step: "interpolate" (linearly from the last target to
     # the new one over the substeps) or "jump" (set once, as the reference's `mocap_set_action`).
-    "mocap": "jump" if task == "FetchSlide" else "interpolate",
+    "mocap": "interpolate",
     "impl": "auto",  # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c",
     # "jax" or "warp" (the optional [warp] extra)
     "warp_max_envs": None,  # impl="warp": the most envs in one batch (Warp's contact buffer;
     # None: 1024; train.py sets it from num_envs)
     "target_range": 0.3 if task == "FetchSlide" else 0.15,
   }
+  if task == "FetchSlide":
+    cfg.update(SLIDE_PHYSICS)
   if task != "FetchReach":
     cfg["obj_range"] = 0.1 if task == "FetchSlide" else 0.15
   if task == "FetchPickAndPlace":
