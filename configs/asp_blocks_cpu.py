@@ -1,9 +1,12 @@
 """Asymmetric self-play with ABC on the block world, sized for a 2-core CPU.
 
 Short turns (Alice 25 steps, Bob 50 per object), 2 goals per game, a small table portion (0.4) so that a
-random gripper meets the block, 32 game slots per step, holdout on 1-block push only, and, because a CPU
-budget allows few updates, learning rate 1e-3 over 4 minibatches (Table 2: 3e-4, sized for far larger
-batches). The same game and losses as asp_blocks, for smoke runs and the CPU figures in BENCHMARKS.md.
+random gripper meets the block, 128 game slots per step (19,200 env steps per update: the paper's batch of
+4096 games scaled down; 32 before the C backend made physics cheap, which it stepped at 1,350 env
+steps/s against 2,100 for 128 on this CPU, 2026-11-25), holdout on 1-block push only during training
+(`python -m agents.tournament payoff RUN --holdout --tasks ...` runs the whole table on a checkpoint),
+and, because a CPU budget allows few updates, learning rate 1e-3 over 8 minibatches (Table 2: 3e-4, sized
+for far larger batches). Every chunk's checkpoint is kept (up to 60) for the payoff matrix. The same game and losses as asp_blocks, for smoke runs and the CPU figures in BENCHMARKS.md.
 """
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
@@ -23,15 +26,15 @@ def get_config():
     },
     "agent": {
       "algo": "asp",
-      "num_envs": 32,
-      "num_minibatches": 4,
+      "num_envs": 128,
+      "num_minibatches": 8,
       "learning_rate": 1e-3,
       "update_epochs": 3,
-      "total_env_steps": 200_000,
+      "total_env_steps": 768_000,
       "hidden": (64, 64),
       "pool_every": 5,
       "holdout_tasks": ("push-1",),
       "holdout_max_goals": 2,
     },
-    "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 16, "keep_checkpoints": 10},
+    "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 16, "keep_checkpoints": 60},
   }

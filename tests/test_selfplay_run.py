@@ -14,7 +14,10 @@ from agents import experiment
 @pytest.mark.slow  # a training run (the default tier must fit in 30 minutes)
 def test_short_selfplay_run_alice_learns_to_set_valid_goals_and_bob_solves_some(tmp_path):
   cfg = experiment.resolve(train.load_config("asp_blocks_cpu"))
-  cfg = experiment.set_dotted(cfg, "agent.total_env_steps=240000")
+  # The 32-slot shape this test was sized for (the config's 128 slots would make it one chunk).
+  cfg = experiment.set_dotted(
+    cfg, "agent.total_env_steps=240000", "agent.num_envs=32", "agent.num_minibatches=4"
+  )
   ts, row = train.run(cfg, "asp", str(tmp_path), progress=False)
   rows = [json.loads(l) for l in open(tmp_path / "metrics.jsonl")]
   assert len(rows) == 5 and rows[-1]["env_steps"] == 240000
