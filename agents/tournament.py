@@ -10,6 +10,9 @@ hiders and seekers across the arms race.
                                                           # against every Alice checkpoint (rows)
                                                           # -> RUN_DIR/payoff.png/.json
   python -m agents.tournament payoff RUN_DIR --holdout    # Bob's holdout suite on the latest checkpoint
+  python -m agents.tournament payoff RUN_DIR --holdout --tasks push-1 flip-1 push-2 --checkpoints 10 40
+                                                          # a holdout table: every task on every named
+                                                          # checkpoint -> RUN_DIR/holdout.json
 
 Ratings. Who plays whom. A game is one game of the self-play env between an Alice and a Bob, played by
 `AsymmetricSelfPlay.play` with no past opponents; `selfplay.game_outcomes` decides it (Alice wins when
@@ -69,6 +72,7 @@ from agents.league.ratings import (
 )
 from agents.mappo.train import MAPPO
 from agents.selfplay import asp as selfplay
+from agents.selfplay import holdout
 
 # The two sides of each rated algorithm: (the first, whose wins `ratings` counts first (its "alice"),
 # the second (its "bob")).
@@ -505,6 +509,34 @@ def _ratings_main(argv):
   return 0
 
 
+def holdout_table(algo, states, tasks=None, episodes=None, max_goals=None, key=None):
+  """Bob's zero-shot holdout suite on each of `states` ({step: TrainState}), with `tasks` (default: the
+  run's `agent.holdout_tasks`), `episodes` per task (default `run.num_eval_envs`) and up to `max_goals`
+  goals per episode (default `agent.holdout_max_goals`), each goal with the game's per-object budget.
+  Every checkpoint meets the same episodes (one key). One compile serves every checkpoint.
+  Returns {step: {"holdout/TASK-N": rate, ..., "eval/success_rate": their mean, "eval/return": ...}}."""
+  c = algo.config
+  tasks = tuple(tasks or c.holdout_tasks)
+  for t in tasks:
+    holdout.parse_task(t)  # a clear error for a bad name before anything compiles
+  key = jax.random.PRNGKey(0) if key is None else key
+
+  @jax.jit
+  def suite(params, obs_norm, k):
+    return holdout.evaluate_suite(
+      tasks,
+      algo.holdout_world,
+      algo.policy(params, obs_norm),
+      k,
+      int(episodes or c.num_eval_envs),
+      algo.raw_env.config["bob_steps_per_object"],
+      int(max_goals or c.holdout_max_goals),
+      algo.raw_env.config["steps_left_obs"],
+    )
+
+  return {s: {k: float(v) for k, v in suite(st.params, st.obs_norm, key).items()} for s, st in states.items()}
+
+
 def _payoff_main(argv):
   p = argparse.ArgumentParser(
     prog="python -m agents.tournament payoff",
@@ -513,6 +545,10 @@ def _payoff_main(argv):
   p.add_argument("run_dir")
   p.add_argument("--holdout", action="store_true", help="run Bob's holdout suite on the latest checkpoint")
   p.add_argument("--episodes", type=int, default=None, help="holdout episodes per task")
+  p.add_argument(
+    "--tasks", nargs="+", default=None, help="holdout tasks, e.g. push-1 flip-2 (default: the run's)"
+  )
+  p.add_argument("--max-goals", type=int, default=None, help="goals per holdout episode (default: the run's)")
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--checkpoints", type=int, nargs="*", default=None, help="steps to use (default: all)")
   args = p.parse_args(argv)
@@ -525,11 +561,31 @@ def _payoff_main(argv):
   if missing:
     raise SystemExit(f"no checkpoint(s) {missing} in {args.run_dir}; available: {sorted(states)}")
   key = jax.random.PRNGKey(args.seed)
+  if args.tasks is not None or args.max_goals is not None:
+    if not args.holdout:
+      raise SystemExit("error: --tasks and --max-goals go with --holdout")
   if args.holdout:
-    ts = states[steps[-1]]
-    out = jax.jit(algo.evaluate, static_argnums=3)(ts.params, ts.obs_norm, key, args.episodes)
-    out = {k: float(v) for k, v in out.items()}
-    print(json.dumps({"checkpoint": steps[-1], **out}, indent=1))
+    # Without --checkpoints: the latest only. With them: a table, one row per checkpoint.
+    rows = [steps[-1]] if args.checkpoints is None else steps
+    try:
+      table = holdout_table(
+        algo, {s: states[s] for s in rows}, args.tasks, args.episodes, args.max_goals, key
+      )
+    except ValueError as e:
+      raise SystemExit(f"error: {e}") from None
+    if args.tasks is None and args.max_goals is None and args.checkpoints is None:
+      print(json.dumps({"checkpoint": rows[-1], **table[rows[-1]]}, indent=1))
+      return 0
+    out = {
+      "tasks": list(args.tasks or algo.config.holdout_tasks),
+      "episodes_per_task": int(args.episodes or algo.config.num_eval_envs),
+      "max_goals": int(args.max_goals or algo.config.holdout_max_goals),
+      "seed": args.seed,
+      "checkpoints": {str(s): table[s] for s in rows},
+    }
+    with open(os.path.join(args.run_dir, "holdout.json"), "w") as f:
+      json.dump(out, f, indent=1)
+    print(json.dumps(out, indent=1))
     return 0
   matrix = payoff_matrix(algo, [states[s] for s in steps], key)
   with open(os.path.join(args.run_dir, "payoff.json"), "w") as f:

@@ -164,6 +164,22 @@ def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
   with pytest.raises(SystemExit, match=r"no checkpoint\(s\) \[7\]"):
     T.main(["ratings", str(run), "--checkpoints", "7"])
 
+  # The holdout table: named tasks on named checkpoints, one row each; a task's episodes do not depend
+  # on which other tasks share the table (task i keys with fold_in(key, i)).
+  table = ["payoff", str(run), "--holdout", "--episodes", "2", "--max-goals", "1"]
+  assert T.main([*table, "--tasks", "push-1", "flip-1", "--checkpoints", "1", "3"]) == 0
+  out = json.loads((run / "holdout.json").read_text())
+  assert list(out["checkpoints"]) == ["1", "3"] and out["max_goals"] == 1 and out["episodes_per_task"] == 2
+  for row in out["checkpoints"].values():
+    assert 0.0 <= row["holdout/push-1"] <= 1.0 and 0.0 <= row["holdout/flip-1"] <= 1.0, row
+  assert T.main([*table, "--tasks", "push-1", "--checkpoints", "3"]) == 0
+  alone = json.loads((run / "holdout.json").read_text())["checkpoints"]["3"]
+  assert alone["holdout/push-1"] == out["checkpoints"]["3"]["holdout/push-1"]
+  with pytest.raises(SystemExit, match="holdout task must look like"):
+    T.main([*table, "--tasks", "push-x"])
+  with pytest.raises(SystemExit, match="go with --holdout"):
+    T.main(["payoff", str(run), "--tasks", "push-1"])
+
 
 # --- hide-and-seek: hiders against seekers --------------------------------------------------------------
 
