@@ -5,6 +5,10 @@ made earlier by train.py), then writes one JSON summary and one figure with both
 
   python benchmarks/her_fetch.py --configs ddpg_her_fetch_reach,ddpg_her_fetch_push --minutes 30
   python benchmarks/her_fetch.py --collect runs/ddpg_her_fetch_push-2026... runs/ppo_fetch_push-...
+  python benchmarks/her_fetch.py --configs ppo_fetch_push,ppo_her_fetch_push --seeds 0 1 2 --minutes 20
+
+With `--seeds`, every config runs once per seed (`run.seed`), and the summary adds one row per config
+over its seeds (mean, min and max of the final and best success): a comparison at equal wall-clock.
 
 The summary lists, per run, the evaluation curve, the best and final success, the success at the
 paper's checkpoints (1M and 2M env steps) and the first env step / wall-clock second at which
@@ -57,6 +61,7 @@ def summarize(run_dir: str) -> dict:
     "best_success": max(p["success"] for p in curve),
     "train_sps_median": sorted(r["train/sps"] for r in rows)[len(rows) // 2],
     "compile_s": {k: rows[0][k] for k in ("compile/train_s", "compile/eval_s") if k in rows[0]},
+    "seed": cfg.get("run", {}).get("seed"),
   }
   for s in CHECKPOINTS:
     before = [p["success"] for p in curve if p["env_steps"] <= s]
@@ -67,6 +72,22 @@ def summarize(run_dir: str) -> dict:
   return out
 
 
+def over_seeds(summaries) -> list:
+  """One row per description (config name) over its runs: seeds, and mean/min/max of final and best
+  success, env steps and wall minutes."""
+  groups = {}
+  for s in summaries:
+    groups.setdefault(s["description"] or s["algo"], []).append(s)
+  rows = []
+  for name, runs in groups.items():
+    row = {"name": name, "env": runs[0]["env"], "seeds": [r["seed"] for r in runs]}
+    for key in ("final_success", "best_success", "env_steps", "wall_s"):
+      v = [r[key] for r in runs]
+      row[key] = {"mean": sum(v) / len(v), "min": min(v), "max": max(v)}
+    rows.append(row)
+  return rows
+
+
 def plot(summaries, path):
   fig, axes = plt.subplots(1, 2, figsize=(11, 4))
   for s in summaries:
@@ -74,7 +95,7 @@ def plot(summaries, path):
     # The run's name, task and the settings that tell same-named runs apart.
     label = (
       f"{s['description'] or s['algo']} ({s['env']}; {a.get('num_envs')} envs, batch "
-      f"{a.get('batch_size', '-')} x {a.get('grad_batches', 1)})"
+      f"{a.get('batch_size', '-')} x {a.get('grad_batches', 1)}; seed {s.get('seed')})"
     )
     xs = [p["env_steps"] for p in s["curve"]]
     ys = [p["success"] for p in s["curve"]]
@@ -96,6 +117,7 @@ def main(argv=None):
   p.add_argument("--collect", nargs="*", default=[], help="existing run directories to include")
   p.add_argument("--out", default=None, help="results directory (default benchmarks/results/her-fetch/DATE)")
   p.add_argument("--name", default="her_fetch", help="file name stem of the summary and figure")
+  p.add_argument("--seeds", type=int, nargs="*", default=None, help="run every config once per seed")
   args = p.parse_args(argv)
   out = args.out or os.path.join(
     ROOT, "benchmarks", "results", "her-fetch", datetime.date.today().isoformat()
@@ -104,13 +126,15 @@ def main(argv=None):
   train.enable_compilation_cache()
   run_dirs = list(args.collect)
   for name in filter(None, args.configs.split(",")):
-    cfg = experiment.resolve(train.load_config(name))
-    for kv in args.set + [f"run.max_minutes={args.minutes}"]:
-      cfg = experiment.set_dotted(cfg, kv)
-    cfg["description"] = name
-    run_dir = os.path.join(out, "runs", name)
-    train.run(cfg, name, run_dir, progress=False)
-    run_dirs.append(run_dir)
+    for seed in args.seeds if args.seeds else [None]:
+      cfg = experiment.resolve(train.load_config(name))
+      extra = [] if seed is None else [f"run.seed={seed}"]
+      for kv in args.set + [f"run.max_minutes={args.minutes}", *extra]:
+        cfg = experiment.set_dotted(cfg, kv)
+      cfg["description"] = name
+      run_dir = os.path.join(out, "runs", name if seed is None else f"{name}-s{seed}")
+      train.run(cfg, name, run_dir, progress=False)
+      run_dirs.append(run_dir)
   summaries = [summarize(d) for d in run_dirs]
   record = {
     "date": datetime.date.today().isoformat(),
@@ -118,6 +142,7 @@ def main(argv=None):
     "device_kind": jax.devices()[0].device_kind,
     "command": " ".join(sys.argv),
     "runs": summaries,
+    "over_seeds": over_seeds(summaries),
   }
   with open(os.path.join(out, f"{args.name}.json"), "w") as f:
     json.dump(record, f, indent=1)
@@ -132,6 +157,14 @@ def main(argv=None):
       f"| {s['description']} | {s['env']} | {s['algo']} | {s['env_steps']:,} | {s['wall_s'] / 60:.1f} | "
       f"{s['final_success']:.2f} / {s['best_success']:.2f} | {s['success_at_1M']} | "
       + (f"{first['env_steps']:,}, {first['wall_s'] / 60:.1f} |" if first else "not reached |")
+    )
+  print("\n| config | task | seeds | final success mean [min, max] | best mean | env steps mean | wall min |")
+  print("|---|---|---|---|---:|---:|---:|")
+  for g in record["over_seeds"]:
+    f, b = g["final_success"], g["best_success"]
+    print(
+      f"| {g['name']} | {g['env']} | {g['seeds']} | {f['mean']:.2f} [{f['min']:.2f}, {f['max']:.2f}] | "
+      f"{b['mean']:.2f} | {g['env_steps']['mean']:,.0f} | {g['wall_s']['mean'] / 60:.1f} |"
     )
   for s in summaries:
     print(
