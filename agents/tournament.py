@@ -413,13 +413,15 @@ def format_table(ratings) -> str:
 # --- payoff matrix -------------------------------------------------------------------------------------
 
 
-def load_run(run_dir: str):
-  """(algo, {step: TrainState}) for every checkpoint of a self-play run directory."""
+def load_run(run_dir: str, with_meta: bool = False):
+  """(algo, {step: TrainState}) for every checkpoint of a self-play run directory; with_meta: (algo,
+  states, {step: the checkpoint's metadata, e.g. "env_steps"})."""
   cfg = _read_config(run_dir, ("asp",))
   algo = algo_for(cfg)
   # A checkpoint from before a surgery comes back migrated into the run's current architecture.
   restored = experiment.restore_checkpoints(run_dir, cfg, algo, checkpoint_steps(run_dir))
-  return algo, {s: st for s, (st, _) in restored.items()}
+  states = {s: st for s, (st, _) in restored.items()}
+  return (algo, states, {s: meta for s, (_, meta) in restored.items()}) if with_meta else (algo, states)
 
 
 def bob_success(algo, alice_state, bob_state, key):
@@ -509,23 +511,29 @@ def _ratings_main(argv):
   return 0
 
 
-def holdout_table(algo, states, tasks=None, episodes=None, max_goals=None, key=None):
+def holdout_table(algo, states, tasks=None, episodes=None, max_goals=None, key=None, table_portion=None):
   """Bob's zero-shot holdout suite on each of `states` ({step: TrainState}), with `tasks` (default: the
   run's `agent.holdout_tasks`), `episodes` per task (default `run.num_eval_envs`) and up to `max_goals`
-  goals per episode (default `agent.holdout_max_goals`), each goal with the game's per-object budget.
-  Every checkpoint meets the same episodes (one key). One compile serves every checkpoint.
+  goals per episode (default `agent.holdout_max_goals`), each goal with the game's per-object budget, on
+  the game's table portion or `table_portion` (a small training portion has too few placement cells for
+  more blocks). Every checkpoint meets the same episodes (one key). One compile serves every checkpoint.
   Returns {step: {"holdout/TASK-N": rate, ..., "eval/success_rate": their mean, "eval/return": ...}}."""
   c = algo.config
   tasks = tuple(tasks or c.holdout_tasks)
   for t in tasks:
     holdout.parse_task(t)  # a clear error for a bad name before anything compiles
   key = jax.random.PRNGKey(0) if key is None else key
+  world = dict(algo.holdout_world)
+  if table_portion is not None:
+    world["table_portion"] = float(table_portion)
+  for n in holdout.block_counts(tasks):  # a bad world (too few cells) fails here, before the compile
+    holdout.make_holdout_env(f"push-{n}", world)
 
   @jax.jit
   def suite(params, obs_norm, k):
     return holdout.evaluate_suite(
       tasks,
-      algo.holdout_world,
+      world,
       algo.policy(params, obs_norm),
       k,
       int(episodes or c.num_eval_envs),
@@ -549,11 +557,15 @@ def _payoff_main(argv):
     "--tasks", nargs="+", default=None, help="holdout tasks, e.g. push-1 flip-2 (default: the run's)"
   )
   p.add_argument("--max-goals", type=int, default=None, help="goals per holdout episode (default: the run's)")
+  p.add_argument(
+    "--table-portion", type=float, default=None, help="holdout table portion (default: the run's)"
+  )
+  p.add_argument("--out", default=None, help="the holdout table's JSON (default RUN_DIR/holdout.json)")
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--checkpoints", type=int, nargs="*", default=None, help="steps to use (default: all)")
   args = p.parse_args(argv)
   try:
-    algo, states = load_run(args.run_dir)
+    algo, states, meta = load_run(args.run_dir, with_meta=True)
   except (FileNotFoundError, ValueError) as e:
     raise SystemExit(f"error: {e}") from None
   steps = sorted(states) if args.checkpoints is None else sorted(args.checkpoints)
@@ -561,29 +573,30 @@ def _payoff_main(argv):
   if missing:
     raise SystemExit(f"no checkpoint(s) {missing} in {args.run_dir}; available: {sorted(states)}")
   key = jax.random.PRNGKey(args.seed)
-  if args.tasks is not None or args.max_goals is not None:
-    if not args.holdout:
-      raise SystemExit("error: --tasks and --max-goals go with --holdout")
+  table_args = (args.tasks, args.max_goals, args.table_portion, args.out)
+  if any(a is not None for a in table_args) and not args.holdout:
+    raise SystemExit("error: --tasks, --max-goals, --table-portion and --out go with --holdout")
   if args.holdout:
     # Without --checkpoints: the latest only. With them: a table, one row per checkpoint.
     rows = [steps[-1]] if args.checkpoints is None else steps
     try:
       table = holdout_table(
-        algo, {s: states[s] for s in rows}, args.tasks, args.episodes, args.max_goals, key
+        algo, {s: states[s] for s in rows}, args.tasks, args.episodes, args.max_goals, key, args.table_portion
       )
-    except ValueError as e:
+    except ValueError as e:  # a bad task name, or a world with too few placement cells
       raise SystemExit(f"error: {e}") from None
-    if args.tasks is None and args.max_goals is None and args.checkpoints is None:
+    if all(a is None for a in table_args) and args.checkpoints is None:
       print(json.dumps({"checkpoint": rows[-1], **table[rows[-1]]}, indent=1))
       return 0
     out = {
       "tasks": list(args.tasks or algo.config.holdout_tasks),
       "episodes_per_task": int(args.episodes or algo.config.num_eval_envs),
       "max_goals": int(args.max_goals or algo.config.holdout_max_goals),
+      "table_portion": float(args.table_portion or algo.holdout_world["table_portion"]),
       "seed": args.seed,
-      "checkpoints": {str(s): table[s] for s in rows},
+      "checkpoints": {str(s): {"env_steps": int(meta[s].get("env_steps", -1)), **table[s]} for s in rows},
     }
-    with open(os.path.join(args.run_dir, "holdout.json"), "w") as f:
+    with open(args.out or os.path.join(args.run_dir, "holdout.json"), "w") as f:
       json.dump(out, f, indent=1)
     print(json.dumps(out, indent=1))
     return 0

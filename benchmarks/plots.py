@@ -171,6 +171,47 @@ def selfplay(out: str) -> None:
   )
 
 
+def selfplay_c(out: str) -> None:
+  """The two-hour asymmetric self-play runs on C physics (asp_blocks_cpu, 128 game slots, 2026-11-25),
+  with and without ABC: the training curves and the zero-shot holdout table over the checkpoints."""
+  day = ("selfplay", "2026-11-25")
+  runs = {"with ABC": "abc", "without ABC": "noabc"}
+  panels = (
+    ("alice/valid_goal_rate", 1.0, "Alice's valid-goal rate"),
+    ("bob/success_rate", 100.0, "Bob's success on Alice's goals (%)"),
+    ("holdout/push-1", 1.0, "holdout push-1 during training (16 episodes)"),
+  )
+  fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
+  for (label, name), color in zip(runs.items(), ("C0", "C1")):
+    rows = _rows(*day, name, "metrics.jsonl")
+    for ax, (key, scale, _) in zip(axes, panels):
+      ax.plot(*_series(rows, key, scale), marker=".", color=color, label=label)
+    table = _json(*day, name, "holdout.json")
+    steps = sorted(table["checkpoints"], key=int)
+    for task, style in zip(table["tasks"], ("-o", "--s", ":^", "-.v", "-x", "--+", ":d")):
+      axes[3].plot(
+        [table["checkpoints"][c]["env_steps"] / 1e6 for c in steps],
+        [table["checkpoints"][c][f"holdout/{task}"] for c in steps],
+        style,
+        color=color,
+        label=f"{task}, {label}",
+        markersize=4,
+      )
+  for ax, (_, _, title) in zip(axes, panels):
+    ax.set_title(title, fontsize=10)
+  axes[3].set_title("holdout table on checkpoints (zero-shot)", fontsize=10)
+  for ax in axes:
+    ax.set_xlabel("env steps (millions)")
+    ax.grid(alpha=0.3)
+  axes[0].legend(fontsize=8)
+  axes[3].legend(fontsize=6, ncol=2)
+  _finish(
+    fig,
+    os.path.join(out, "selfplay_c.png"),
+    "Asymmetric self-play on C physics, asp_blocks_cpu (128 game slots), 2 hours each, 2-core CPU (2026-11-25)",
+  )
+
+
 def league(out: str) -> None:
   """OpenAI Five's practice: TrueSkill over a self-play run, surgery against its control, staleness."""
   fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 3.8))
@@ -285,6 +326,7 @@ FIGURES = {
   "her_fetch": her_fetch,
   "ppo_vs_brax": ppo_vs_brax,
   "selfplay": selfplay,
+  "selfplay_c": selfplay_c,
   "league": league,
   "hide_and_seek": hide_and_seek,
   "mt10": mt10,

@@ -170,6 +170,7 @@ def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
   assert T.main([*table, "--tasks", "push-1", "flip-1", "--checkpoints", "1", "3"]) == 0
   out = json.loads((run / "holdout.json").read_text())
   assert list(out["checkpoints"]) == ["1", "3"] and out["max_goals"] == 1 and out["episodes_per_task"] == 2
+  assert [r["env_steps"] for r in out["checkpoints"].values()] == [1200, 3600]
   for row in out["checkpoints"].values():
     assert 0.0 <= row["holdout/push-1"] <= 1.0 and 0.0 <= row["holdout/flip-1"] <= 1.0, row
   assert T.main([*table, "--tasks", "push-1", "--checkpoints", "3"]) == 0
@@ -177,6 +178,8 @@ def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
   assert alone["holdout/push-1"] == out["checkpoints"]["3"]["holdout/push-1"]
   with pytest.raises(SystemExit, match="holdout task must look like"):
     T.main([*table, "--tasks", "push-x"])
+  with pytest.raises(SystemExit, match="leaves 4 placement cells; 5 are needed for 2 objects"):
+    T.main([*table, "--tasks", "push-2", "--table-portion", "0.4"])
   with pytest.raises(SystemExit, match="go with --holdout"):
     T.main(["payoff", str(run), "--tasks", "push-1"])
 
