@@ -1,0 +1,21 @@
+"""SAC+HER on FetchPush beside DDPG+HER: her_fetch_push_cpu (baselines' 8-worker setting as one batch of
+2,048, 16 envs x 50 steps, 40 updates per cycle, the normaliser's std floor 1e-2) with SAC as the learner,
+so the two differ only in it: twin critics, a squashed-Gaussian actor, a learned temperature
+(agents/her/sac.py), exploring with its own policy. See BENCHMARKS.md ("HER on Fetch") for the runs side by
+side at equal env steps.
+"""
+
+import copy
+import os
+import runpy
+
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "not measured yet"
+
+_PUSH = runpy.run_path(os.path.join(os.path.dirname(__file__), "her_fetch_push_cpu.py"))
+
+
+def get_config():
+  cfg = copy.deepcopy(_PUSH["get_config"]())
+  cfg["agent"]["algo"] = "sac_her"  # every other key is one both learners share (agents.her.ddpg.HERConfig)
+  return cfg
