@@ -1,9 +1,9 @@
 """SAC+HER on FetchPush, sized for a 2-core CPU: her_fetch_push_cpu with SAC as the learner.
 
-her_fetch_push_cpu is baselines' 8-worker setting as one batch of 2,048 (16 envs x 50 steps, 40 updates per
-cycle, the normaliser's std floor 1e-2); the two configs differ only in the learner: twin critics, a squashed-Gaussian actor, a learned temperature
-(agents/her/sac.py), exploring with its own policy. See BENCHMARKS.md ("HER on Fetch") for the runs side by
-side at equal env steps.
+her_fetch_push_cpu is baselines' 8-worker setting as one batch of 2,048 (16 envs x 50 steps, 40 updates
+per cycle, the normaliser's std floor 1e-2); the two configs differ only in the learner: twin critics, a
+squashed-Gaussian actor, a learned temperature (agents/her/sac.py), exploring with its own policy. See
+BENCHMARKS.md ("HER on Fetch") for the runs side by side at equal env steps.
 """
 
 import copy
