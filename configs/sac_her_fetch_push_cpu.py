@@ -11,7 +11,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "not measured yet"
+MEASURED = "success 0.17 at 640k env steps (DDPG+HER: 0.89 there) (CPU, 2026-11-25)"
 
 _PUSH = runpy.run_path(os.path.join(os.path.dirname(__file__), "her_fetch_push_cpu.py"))
 
