@@ -72,7 +72,6 @@ from agents.league.ratings import (
 )
 from agents.mappo.train import MAPPO
 from agents.selfplay import asp as selfplay
-from agents.selfplay import holdout
 
 # The two sides of each rated algorithm: (the first, whose wins `ratings` counts first (its "alice"),
 # the second (its "bob")).
@@ -512,37 +511,15 @@ def _ratings_main(argv):
 
 
 def holdout_table(algo, states, tasks=None, episodes=None, max_goals=None, key=None, table_portion=None):
-  """Bob's zero-shot holdout suite on each of `states` ({step: TrainState}), with `tasks` (default: the
-  run's `agent.holdout_tasks`), `episodes` per task (default `run.num_eval_envs`) and up to `max_goals`
-  goals per episode (default `agent.holdout_max_goals`), each goal with the game's per-object budget, on
-  the game's table portion or `table_portion` (a small training portion has too few placement cells for
-  more blocks). Every checkpoint meets the same episodes (one key). One compile serves every checkpoint.
+  """Bob's zero-shot holdout suite (`AsymmetricSelfPlay.evaluate` with its overrides: `tasks`, `episodes`
+  per task, up to `max_goals` goals per episode, `table_portion`) on each of `states` ({step:
+  TrainState}). Every checkpoint meets the same episodes (one key); one compile serves them all.
   Returns {step: {"holdout/TASK-N": rate, ..., "eval/success_rate": their mean, "eval/return": ...}}."""
-  c = algo.config
-  tasks = tuple(tasks or c.holdout_tasks)
-  for t in tasks:
-    holdout.parse_task(t)  # a clear error for a bad name before anything compiles
   key = jax.random.PRNGKey(0) if key is None else key
-  world = dict(algo.holdout_world)
-  if table_portion is not None:
-    world["table_portion"] = float(table_portion)
-  for n in holdout.block_counts(tasks):  # a bad world (too few cells) fails here, before the compile
-    holdout.make_holdout_env(f"push-{n}", world)
-
-  @jax.jit
-  def suite(params, obs_norm, k):
-    return holdout.evaluate_suite(
-      tasks,
-      world,
-      algo.policy(params, obs_norm),
-      k,
-      int(episodes or c.num_eval_envs),
-      algo.raw_env.config["bob_steps_per_object"],
-      int(max_goals or c.holdout_max_goals),
-      algo.raw_env.config["steps_left_obs"],
-    )
-
-  return {s: {k: float(v) for k, v in suite(st.params, st.obs_norm, key).items()} for s, st in states.items()}
+  suite = dict(tasks=tasks, max_goals=max_goals, table_portion=table_portion)
+  algo.evaluation_parts(episodes, **suite)  # a bad task name or world fails here, before the compile
+  run = jax.jit(lambda params, obs_norm, k: algo.evaluate(params, obs_norm, k, episodes, **suite))
+  return {s: {k: float(v) for k, v in run(st.params, st.obs_norm, key).items()} for s, st in states.items()}
 
 
 def _payoff_main(argv):

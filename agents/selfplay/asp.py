@@ -720,39 +720,56 @@ class AsymmetricSelfPlay:
       return step
     return lambda obs, key: step(obs, key, self.initial_carry(()))[0]
 
-  def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
-    """Bob's zero-shot holdout suite (agents.selfplay.holdout)."""
-    parts = self.evaluation_parts(num_envs)
-    return self.combine_evaluation({k: f(params, obs_norm, key) for k, f in parts.items()})
+  def evaluate(self, params, obs_norm, key, num_envs: int | None = None, **suite):
+    """Bob's zero-shot holdout suite (agents.selfplay.holdout); `suite`: evaluation_parts' overrides."""
+    parts = self.evaluation_parts(num_envs, **suite)
+    return self.combine_evaluation(
+      {k: f(params, obs_norm, key) for k, f in parts.items()}, suite.get("tasks")
+    )
 
-  def evaluation_parts(self, num_envs: int | None = None):
+  def evaluation_parts(
+    self,
+    num_envs: int | None = None,
+    tasks: Sequence[str] | None = None,
+    max_goals: int | None = None,
+    table_portion: float | None = None,
+  ):
     """`evaluate` as independent pieces, {name: fn(params, obs_norm, key) -> metrics}, one per block
     count of the holdout tasks (each its own world and MJX step), for a caller that compiles them in
-    parallel (train.py); `combine_evaluation` of their results is `evaluate`'s."""
+    parallel (train.py); `combine_evaluation` of their results is `evaluate`'s. Defaults: the config's
+    holdout tasks, episodes (num_eval_envs) and goals per episode, the game's table portion (a small one
+    has too few placement cells for more blocks: a ConfigError names it before anything compiles)."""
     c = self.config
     n_eval = int(num_envs or c.num_eval_envs)
+    tasks = tuple(tasks or c.holdout_tasks)
+    world = dict(self.holdout_world)
+    if table_portion is not None:
+      world["table_portion"] = float(table_portion)
+    for n in holdout.block_counts(tasks):  # a bad task name or world fails here, not inside a trace
+      holdout.make_holdout_env(f"push-{n}", world)
 
     def part(n):
       def fn(params, obs_norm, key):
         return holdout.evaluate_suite_part(
-          c.holdout_tasks,
+          tasks,
           n,
-          self.holdout_world,
+          world,
           self.policy(params, obs_norm),
           key,
           n_eval,
           self.raw_env.config["bob_steps_per_object"],
-          c.holdout_max_goals,
+          int(max_goals or c.holdout_max_goals),
           self.raw_env.config["steps_left_obs"],
         )
 
       return fn
 
-    return {f"evaluate_{n}block": part(n) for n in holdout.block_counts(c.holdout_tasks)}
+    return {f"evaluate_{n}block": part(n) for n in holdout.block_counts(tasks)}
 
-  def combine_evaluation(self, outs):
-    """`evaluate`'s metrics from the results of `evaluation_parts` ({name: metrics})."""
-    return holdout.combine_suite(self.config.holdout_tasks, list(outs.values()))
+  def combine_evaluation(self, outs, tasks: Sequence[str] | None = None):
+    """`evaluate`'s metrics from the results of `evaluation_parts` ({name: metrics}) for `tasks`
+    (default: the config's holdout tasks)."""
+    return holdout.combine_suite(tuple(tasks or self.config.holdout_tasks), list(outs.values()))
 
 
 def make_train(env, config: ASPConfig | None = None) -> AsymmetricSelfPlay:
