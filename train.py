@@ -572,6 +572,15 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     ts, meta = restore(algo, ckpt, mesh, seed)
   else:
     ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
+    if rc["init_from"]:  # a fresh run only: a resume continues from its own checkpoint
+      ts, record = experiment.warm_start(ts, rc["init_from"])
+      with open(os.path.join(run_dir, "init_from.json"), "w") as f:
+        json.dump(record, f, indent=1)
+      print(
+        f"[{name}] warm start from {rc['init_from']}: {len(record['carried'])} arrays carried over, "
+        f"{len(record['fresh'])} fresh (init_from.json)",
+        flush=True,
+      )
   compiled = fns["train"].result()
   to_first_step = time.time() - START_TIME
   compile_train = time.time() - t0

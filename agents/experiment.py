@@ -11,6 +11,7 @@ An experiment config is a nested dict with three sections:
 from __future__ import annotations
 
 import mjx_envs
+from mjx_envs.hide_and_seek import transfer as hns_transfer
 from mjx_envs.metaworld.multitask import MT10_TASKS
 
 import ast
@@ -31,6 +32,7 @@ import numpy as np
 from agents.common import optim, relabel
 from agents.her import ddpg as ddpg_lib
 from agents.her import sac as sac_lib
+from agents.league import opponent_pool
 from agents.mappo import train as mappo_lib
 from agents.multitask import mtsac as mtsac_lib
 from agents.ppo import losses
@@ -54,6 +56,8 @@ RUN_DEFAULTS = {
   "ratings_every": 0,  # self-play and hide-and-seek: TrueSkill ratings of the kept checkpoints
   # (agents.tournament) every N host calls, into ratings.json/.png; 0: off (python -m agents.tournament
   # ratings)
+  "init_from": "",  # "RUN_DIR[@N]": a new run starts from that run's parameters wherever the layers
+  # match (fine-tuning on another task, e.g. the hide-and-seek transfer suite; `warm_start`); "": fresh
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
@@ -202,7 +206,7 @@ RULES = {
     "past_opponent_prob": _within(0, 1, high_open=True),
     "pool_size": _ge(1),
     "pool_every": _ge(1),
-    "opponent_sampling": _one_of(asp_lib.SAMPLING),
+    "opponent_sampling": _one_of(opponent_pool.SAMPLING),
     "pool_eta": _ge(0),
     "holdout_tasks": _holdout_tasks(),
     "holdout_max_goals": _ge(1),
@@ -229,6 +233,11 @@ RULES = {
     "lstm_size": _ge(1),
     "team_spirit": _within(0, 1),
     "team_spirit_end": _within(0, 1),
+    "past_opponent_prob": _within(0, 1),
+    "pool_size": _ge(1),
+    "pool_every": _ge(1),
+    "opponent_sampling": _one_of(opponent_pool.SAMPLING),
+    "pool_eta": _ge(0),
   },
   "run": {
     "seed": _within(0, 2**31, high_open=True),
@@ -363,10 +372,12 @@ def _resolve_agent(agent, env):
       f"agent.num_tasks={agent['num_tasks']} but env {env['name']} has {mtsac_tasks} "
       f"task(s); leave it None (the env's)"
     )
-  if algo == "mappo" and not env["name"].startswith("HideAndSeek"):
+  trainable_transfer = set(hns_transfer.TASKS) - {"HnsObjectCounting"}
+  if algo == "mappo" and not (env["name"].startswith("HideAndSeek") or env["name"] in trainable_transfer):
     raise ConfigError(
-      f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek); "
-      f"got env.name={env['name']!r}"
+      f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek) or a transfer "
+      f"task ({', '.join(sorted(trainable_transfer))}); got env.name={env['name']!r}"
+      + (" (a supervised probe, with no reward to learn from)" if env["name"] == "HnsObjectCounting" else "")
     )
   if algo == "asp" and (env["name"] != "BlocksSelfPlay" or not bins):
     raise ConfigError(
@@ -491,7 +502,7 @@ def build(cfg: dict[str, Any]):
   return env, make(env, config_cls(**agent))
 
 
-def _restore_run(run_dir: str, step: int | None):
+def restore_run(run_dir: str, step: int | None = None):
   """(algorithm, train state) of a run directory's latest (or `step`) checkpoint."""
   from agents.common.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
 
@@ -503,10 +514,39 @@ def _restore_run(run_dir: str, step: int | None):
   return algo, state
 
 
+def warm_start(ts, spec: str):
+  """`run.init_from`: a fresh train state `ts` whose parameters (and observation statistics, where there
+  are some) are taken from another run's checkpoint wherever the layers match by path and shape
+  (`agents.league.surgery.transplant`; the rest keep their fresh draws, the optimiser starts fresh).
+  spec: "RUN_DIR" (its latest checkpoint) or "RUN_DIR@N" (the checkpoint after N host calls, as named
+  in RUN_DIR/checkpoints). -> (ts, record) with record {"from", "checkpoint", "carried", "fresh"}."""
+  from agents.league import surgery  # pylint: disable=import-outside-toplevel
+
+  run_dir, _, step = spec.partition("@")
+  if step and not step.isdigit():
+    raise ValueError(f"run.init_from={spec!r}: after '@' comes a checkpoint number, got {step!r}")
+  try:
+    _, donor = restore_run(run_dir, int(step) if step else None)
+  except FileNotFoundError as e:
+    raise ValueError(f"run.init_from={spec!r}: {e}") from None
+  params, record = surgery.transplant(ts.params, donor.params)
+  out = ts.replace(params=params)
+  if getattr(ts, "obs_norm", None) is not None and getattr(donor, "obs_norm", None) is not None:
+    norm, norm_record = surgery.transplant(ts.obs_norm, donor.obs_norm, "obs_norm")
+    out = out.replace(obs_norm=norm)
+    for k in ("carried", "fresh"):
+      record[k] += norm_record[k]
+  # As the compiled step expects them: where the fresh state's arrays live.
+  out = jax.tree.map(
+    lambda x, like: jax.device_put(x, like.sharding) if hasattr(like, "sharding") else x, out, ts
+  )
+  return out, {"from": run_dir, "checkpoint": int(step) if step else "latest", **record}
+
+
 def load_policy(run_dir: str, deterministic: bool = True, step: int | None = None):
   """act(obs, key) -> env action, from a run directory's config.json and latest (or `step`) checkpoint
   (a recurrent policy: act(obs, key, carry) -> (action, carry), with `act.initial_carry(batch_shape)`)."""
-  algo, state = _restore_run(run_dir, step)
+  algo, state = restore_run(run_dir, step)
   return algo.policy(state.params, state.obs_norm, deterministic)
 
 
@@ -514,7 +554,7 @@ def evaluate_run(run_dir: str, seed: int = 0, step: int | None = None, num_envs:
   """The algorithm's own evaluation (what train.py logs as eval/*) of a run directory's latest (or `step`)
   checkpoint on fresh envs: {metric name: float}, e.g. eval/success_rate, eval/return (per task for a
   multi-task env; Bob's holdout suite for self-play). num_envs: evaluation envs (default run.num_eval_envs)."""
-  algo, state = _restore_run(run_dir, step)
+  algo, state = restore_run(run_dir, step)
   evaluate = jax.jit(algo.evaluate, static_argnums=3)
   out = evaluate(state.params, state.obs_norm, jax.random.PRNGKey(seed), num_envs)
   return {k: float(v) for k, v in jax.device_get(out).items()}

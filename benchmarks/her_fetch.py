@@ -9,6 +9,9 @@ made earlier by train.py), then writes one JSON summary and one figure with both
 
 With `--seeds`, every config runs once per seed (`run.seed`), and the summary adds one row per config
 over its seeds (mean, min and max of the final and best success): a comparison at equal wall-clock.
+`--at-minutes M` adds each run's success at M minutes of training (its last evaluation by then; None if
+the run ended earlier) and its mean over seeds: the comparison at a common wall-clock when runs were
+given different budgets.
 
 The summary lists, per run, the evaluation curve, the best and final success, the success at the
 paper's checkpoints (1M and 2M env steps) and the first env step / wall-clock second at which
@@ -40,8 +43,9 @@ CHECKPOINTS = (1_000_000, 2_000_000)
 THRESHOLDS = (0.9, 0.95)
 
 
-def summarize(run_dir: str) -> dict:
-  """The curve and headline figures of one run directory."""
+def summarize(run_dir: str, at_minutes: float | None = None) -> dict:
+  """The curve and headline figures of one run directory (with `at_minutes`: "success_at_minutes", the
+  last evaluation within that much training wall-clock; None where the run stopped before it)."""
   with open(os.path.join(run_dir, "config.json")) as f:
     cfg = json.load(f)
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
@@ -69,6 +73,12 @@ def summarize(run_dir: str) -> dict:
   for th in THRESHOLDS:
     hit = [p for p in curve if p["success"] >= th]
     out[f"first_{th}"] = {"env_steps": hit[0]["env_steps"], "wall_s": hit[0]["wall_s"]} if hit else None
+  if at_minutes is not None:
+    by = [p for p in curve if p["wall_s"] <= 60 * at_minutes]
+    reached = curve[-1]["wall_s"] >= 60 * at_minutes * 0.98  # (the last evaluation lands just short)
+    out["at_minutes"] = at_minutes
+    out["success_at_minutes"] = by[-1]["success"] if by and reached else None
+    out["env_steps_at_minutes"] = by[-1]["env_steps"] if by and reached else None
   return out
 
 
@@ -81,9 +91,9 @@ def over_seeds(summaries) -> list:
   rows = []
   for name, runs in groups.items():
     row = {"name": name, "env": runs[0]["env"], "seeds": [r["seed"] for r in runs]}
-    for key in ("final_success", "best_success", "env_steps", "wall_s"):
-      v = [r[key] for r in runs]
-      row[key] = {"mean": sum(v) / len(v), "min": min(v), "max": max(v)}
+    for key in ("final_success", "best_success", "env_steps", "wall_s", "success_at_minutes"):
+      v = [r[key] for r in runs if r.get(key) is not None]
+      row[key] = {"mean": sum(v) / len(v), "min": min(v), "max": max(v)} if v else None
     rows.append(row)
   return rows
 
@@ -118,6 +128,7 @@ def main(argv=None):
   p.add_argument("--out", default=None, help="results directory (default benchmarks/results/her-fetch/DATE)")
   p.add_argument("--name", default="her_fetch", help="file name stem of the summary and figure")
   p.add_argument("--seeds", type=int, nargs="*", default=None, help="run every config once per seed")
+  p.add_argument("--at-minutes", type=float, default=None, help="also report success at this training time")
   args = p.parse_args(argv)
   out = args.out or os.path.join(
     ROOT, "benchmarks", "results", "her-fetch", datetime.date.today().isoformat()
@@ -135,7 +146,7 @@ def main(argv=None):
       run_dir = os.path.join(out, "runs", name if seed is None else f"{name}-s{seed}")
       train.run(cfg, name, run_dir, progress=False)
       run_dirs.append(run_dir)
-  summaries = [summarize(d) for d in run_dirs]
+  summaries = [summarize(d, args.at_minutes) for d in run_dirs]
   record = {
     "date": datetime.date.today().isoformat(),
     "device": str(jax.devices()[0]),
@@ -158,13 +169,18 @@ def main(argv=None):
       f"{s['final_success']:.2f} / {s['best_success']:.2f} | {s['success_at_1M']} | "
       + (f"{first['env_steps']:,}, {first['wall_s'] / 60:.1f} |" if first else "not reached |")
     )
-  print("\n| config | task | seeds | final success mean [min, max] | best mean | env steps mean | wall min |")
-  print("|---|---|---|---|---:|---:|---:|")
+  at = args.at_minutes
+  print(
+    "\n| config | task | seeds | final success mean [min, max] | best mean | env steps mean | wall min |"
+    + (f" success at {at:g} min, mean [min, max] |" if at is not None else "")
+  )
+  print("|---|---|---|---|---:|---:|---:|" + ("---|" if at is not None else ""))
   for g in record["over_seeds"]:
-    f, b = g["final_success"], g["best_success"]
+    f, b, a = g["final_success"], g["best_success"], g["success_at_minutes"]
     print(
       f"| {g['name']} | {g['env']} | {g['seeds']} | {f['mean']:.2f} [{f['min']:.2f}, {f['max']:.2f}] | "
       f"{b['mean']:.2f} | {g['env_steps']['mean']:,.0f} | {g['wall_s']['mean'] / 60:.1f} |"
+      + ("" if at is None else (f" {a['mean']:.2f} [{a['min']:.2f}, {a['max']:.2f}] |" if a else " - |"))
     )
   for s in summaries:
     print(

@@ -39,3 +39,20 @@ def test_rows_over_seeds_group_by_config(tmp_path):
   assert rows["ppo"]["final_success"] == pytest.approx({"mean": 0.25, "min": 0.2, "max": 0.3})
   assert rows["ppo"]["best_success"] == pytest.approx({"mean": 0.4, "min": 0.3, "max": 0.5})
   assert rows["ppo_her"]["wall_s"]["mean"] == 60.0
+
+
+def test_success_at_a_common_wall_clock(tmp_path):
+  """--at-minutes: each run's last evaluation within that much training time; a run that stopped
+  before it has none, and the row over seeds averages the runs that got there."""
+  dirs = [
+    _run(tmp_path / "a0", "ddpg", 1, [0.1, 0.2, 0.6, 0.9]),  # evaluations at 1, 2, 3, 4 min
+    _run(tmp_path / "a1", "ddpg", 2, [0.0, 0.4, 0.5]),
+    _run(tmp_path / "b0", "ppo", 0, [0.05]),  # stopped after 1 min
+  ]
+  summaries = [her_fetch.summarize(d, at_minutes=2.5) for d in dirs]
+  assert [s["success_at_minutes"] for s in summaries] == [0.2, 0.4, None]
+  assert summaries[0]["env_steps_at_minutes"] == 2000
+  rows = {r["name"]: r for r in her_fetch.over_seeds(summaries)}
+  assert rows["ddpg"]["success_at_minutes"] == pytest.approx({"mean": 0.3, "min": 0.2, "max": 0.4})
+  assert rows["ppo"]["success_at_minutes"] is None
+  assert "success_at_minutes" not in her_fetch.summarize(dirs[0])

@@ -99,6 +99,19 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   old3, meta3 = experiment.restore_checkpoints(str(tmp_path), new, new_algo, [3])[3]
   assert meta3["chunks"] == 3
   np.testing.assert_allclose(new_algo.policy(old3.params, old3.obs_norm)(obs, None), before, atol=1e-5)
+  # Warm start (run.init_from, what fine-tuning on another task uses): a fresh state takes the run's
+  # latest parameters and observation statistics wherever they fit (here all of them), so it acts as the
+  # trained run does; the optimiser starts fresh.
+  fresh = new_algo.init(jax.random.PRNGKey(1))
+  warm, record = experiment.warm_start(fresh, str(tmp_path))
+  assert record["fresh"] == [] and record["checkpoint"] == "latest" and record["carried"]
+  want = new_algo.policy(ts2.params, ts2.obs_norm)(obs, None)
+  assert np.abs(new_algo.policy(fresh.params, fresh.obs_norm)(obs, None) - want).max() > 1e-3
+  np.testing.assert_allclose(new_algo.policy(warm.params, warm.obs_norm)(obs, None), want, atol=1e-6)
+  for x, y in zip(jax.tree.leaves(warm.opt_state), jax.tree.leaves(fresh.opt_state)):
+    np.testing.assert_array_equal(x, y)
+  with pytest.raises(ValueError, match="init_from.*no config.json"):
+    experiment.warm_start(fresh, str(tmp_path / "nowhere"))
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess

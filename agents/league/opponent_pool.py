@@ -25,6 +25,7 @@ import jax.numpy as jnp
 from flax import struct
 
 ETA = 0.01  # the paper's quality learning rate
+SAMPLING = ("quality", "uniform")  # how a learner draws from a pool: p_i ~ exp(q_i), or uniformly
 
 
 @struct.dataclass

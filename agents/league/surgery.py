@@ -31,6 +31,8 @@ Levels:
   extend_normalizer, obs_remaps              running statistics; the observation's remaps
   migrate(old_cfg, new_cfg, old_state, new_state, obs_inserted)
                                              a whole PPO, DDPG+HER or self-play train state
+  transplant(fresh, donor)                   not surgery: a warm start on another task (fine-tuning),
+                                             the leaves that match by path and shape
 
 What cannot be reconciled raises a ValueError that names the leaf path: a layer removed or added, a
 layer or LSTM narrowed, an LSTM removed, an observation that shrank or grew without saying where, or a
@@ -656,6 +658,35 @@ def _opt_state(old, new, nets, new_params, path):
     return _copy(o, n, p)
 
   return walk(old, new, path)
+
+
+# --- warm start across tasks ---------------------------------------------------------------------------
+def transplant(fresh, donor, path: str = "params"):
+  """A new run's initial parameters warm-started from another run's: every leaf of `fresh` (the new
+  network's initialised pytree) that `donor` (the trained one) holds at the same path with the same
+  shape and dtype is taken from the donor; the others keep their fresh draws. -> (tree, {"carried":
+  [leaf paths], "fresh": [leaf paths]}).
+
+  Not function-preserving like the surgery above: it is fine-tuning on another task, where the layers
+  whose shapes follow the new task's observation or action (an input layer, a head) start fresh and the
+  rest (the hide-and-seek transfer suite: the entity embeddings, the attention and the LSTM) carry over.
+  Raises ValueError naming the path if the two share no leaf (the donor is another kind of network)."""
+  donor_leaves = dict(_leaves(donor, path))
+  carried, kept = [], []
+
+  def pick(p, x):
+    name = path + jax.tree_util.keystr(p)
+    d = donor_leaves.get(name)
+    if d is not None and jnp.shape(d) == jnp.shape(x) and jnp.result_type(d) == jnp.result_type(x):
+      carried.append(name)
+      return jnp.asarray(d)
+    kept.append(name)
+    return x
+
+  out = jax.tree_util.tree_map_with_path(pick, fresh)
+  if not carried:
+    raise ValueError(f"{path}: the donor shares no leaf (same path, shape and dtype) with the new network")
+  return out, {"carried": carried, "fresh": kept}
 
 
 # --- helpers ------------------------------------------------------------------------------------------

@@ -9,6 +9,13 @@ axes; a learner folds the agent axis into the batch):
         -> masked mean pool
   [own embedding, pooled] -> dense -> the torso's output [.., dense]   (an LSTM and the heads follow)
 
+The transfer suite's tasks (mjx_envs.hide_and_seek.transfer) add entities of their own, each with a dense
+layer of its own into the same attention: `sites` [.., K, 15] with `sites_mask` (Blueprint) and
+`objective` [.., 4] (Shelter, one entity, always seen). The layers have fixed names (`Dense_0` the own
+embedding, `Dense_1`-`Dense_3` agents, boxes, ramps, `Dense_4` the output; `Dense_sites`,
+`Dense_objective`), so that a network for a task without ramps or with sites has the game's layers under
+the game's names: what a warm start (agents.league.surgery.transplant) matches by.
+
 Layer normalisation after every dense layer. `omniscient=True` reads the unmasked `*_full` arrays with
 their presence masks (`*_present`) instead of what the agent sees (`agents`, `*_mask`): the paper's
 omniscient value function; False for the policy (and for the masked-critic ablation).
@@ -25,10 +32,15 @@ import jax.numpy as jnp
 from agents.mappo.attention import ResidualSelfAttention, masked_mean
 
 ENTITY_TYPES = ("agents", "boxes", "ramps")
+TASK_ENTITIES = {"sites": "sites_mask", "objective": None}  # transfer-task entities: {key: mask key}
 
 
-def _dense_ln(x, size):
-  return nn.relu(nn.LayerNorm()(nn.Dense(size)(x)))
+def _dense_ln(x, size, name):
+  return nn.relu(nn.LayerNorm(name=f"LayerNorm_{name}")(nn.Dense(size, name=f"Dense_{name}")(x)))
+
+
+def _with_self(feats, own):
+  return jnp.concatenate([feats, jnp.broadcast_to(own[..., None, :], feats.shape[:-1] + own.shape[-1:])], -1)
 
 
 class EntityTorso(nn.Module):
@@ -52,22 +64,25 @@ class EntityTorso(nn.Module):
     )
     conv = nn.relu(nn.Conv(self.lidar_channels, (self.lidar_kernel,), padding="VALID")(wrapped))
     conv = conv.reshape(conv.shape[:-2] + (-1,))
-    own_emb = _dense_ln(jnp.concatenate([own, conv], -1), self.embed)
+    own_emb = _dense_ln(jnp.concatenate([own, conv], -1), self.embed, 0)
     entities, masks = [], []
-    for kind in ENTITY_TYPES:
+    for i, kind in enumerate(ENTITY_TYPES):
       feats = obs[f"{kind}_full" if self.omniscient else kind]
       mask = obs[f"{kind}_present" if self.omniscient else f"{kind}_mask"]
       if feats.shape[-2] == 0:
         continue
-      with_self = jnp.concatenate(
-        [feats, jnp.broadcast_to(own[..., None, :], feats.shape[:-1] + own.shape[-1:])], -1
-      )
-      entities.append(_dense_ln(with_self, self.embed))
+      entities.append(_dense_ln(_with_self(feats, own), self.embed, i + 1))
       masks.append(mask)
+    for kind, mask_key in TASK_ENTITIES.items():  # a task's own entities (seen by policy and value alike)
+      if kind not in obs:
+        continue
+      feats = obs[kind] if mask_key else obs[kind][..., None, :]
+      entities.append(_dense_ln(_with_self(feats, own), self.embed, kind))
+      masks.append(obs[mask_key] if mask_key else jnp.ones(feats.shape[:-1], feats.dtype))
     ents, mask = jnp.concatenate(entities, -2), jnp.concatenate(masks, -1)
     ents = ResidualSelfAttention(self.heads, self.head_dim)(ents, mask)
     pooled = masked_mean(ents, mask)
-    return _dense_ln(jnp.concatenate([own_emb, pooled], -1), self.dense)
+    return _dense_ln(jnp.concatenate([own_emb, pooled], -1), self.dense, len(ENTITY_TYPES) + 1)
 
 
 class _Sizes(nn.Module):

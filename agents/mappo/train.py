@@ -29,6 +29,25 @@ the teams, apart from the per-agent out-of-bounds penalty), applied in the rollo
 (reaching it on the last one; the paper anneals 0.3 -> 1). At the default 0 the env's rewards are used as
 they are (the blend is not computed at all), logged as train/team_spirit.
 
+Past opponents (OpenAI Five's opponent pool, agents.league.opponent_pool; `past_opponent_prob`, `pool_size`,
+`pool_every`, `opponent_sampling`, `pool_eta`): in a fraction `past_opponent_prob` of the episodes, one team
+(hiders or seekers, even odds, drawn per world at each episode start) is played by a past version of the
+policy, snapshotted into the pool every `pool_every` train steps. The past team's steps are masked out of
+every loss term (it does not learn; its LSTM state is the past network's). The past version is drawn
+once per train step (p_i ~ exp(q_i), or uniformly) and plays in every world that has a past team, so the
+rollout runs one extra policy network, not one per world; an episode longer than `unroll_length` may
+therefore meet several past versions in turn. A win of the current team (a higher team return than the
+past team's at the episode's end) lowers the quality of the version it beat (`update_quality`). The paper
+trained against the current policy only: the default 0 leaves training bit for bit as it was (no pool is
+built). Sampling shares the current policy's key, so a past version equal to the current one acts alike.
+
+The transfer suite (mjx_envs.hide_and_seek.transfer: HnsLockAndReturn, HnsSequentialLock, HnsBlueprint,
+HnsShelter; one agent) trains through the same learner: the episode statistics add the task's success
+(`success`, at the episode's end), eval/success_rate is it, and the entity nets embed the task's own
+entities (agents.mappo.entity_net). Fine-tuning from a hide-and-seek run is train.py's `run.init_from`
+(the layers that match by name and shape carried over, the rest fresh). HnsObjectCounting is not one of
+them: it has no reward to learn from (the paper trains a classifier on a frozen policy's memory).
+
 Steps where an agent did not act (a seeker frozen in the preparation phase; an absent agent in random
 rooms) are masked out of every loss term and of the advantage statistics: they give no gradient.
 
@@ -59,6 +78,7 @@ from flax import struct
 from agents.common import distributions as D
 from agents.common import episodes, optim, sharding
 from agents.common.networks import next_carry, zero_carry
+from agents.league import opponent_pool
 from agents.league.team_spirit import team_rewards
 from agents.mappo.entity_net import EntityPolicy, EntityValue
 from agents.ppo.losses import clipped_surrogate, gae, masked_mean, value_loss
@@ -107,8 +127,21 @@ class MAPPOConfig(episodes.StepBudget):
   num_eval_envs: int = 64
   team_spirit: float = 0.0  # tau: 0 each agent's own reward, 1 its team's mean (at the start if annealed)
   team_spirit_end: float | None = None  # None: constant; else tau annealed linearly to it over the run
+  past_opponent_prob: float = 0.0  # of the episodes: one team is a past policy from the pool (0: none)
+  pool_size: int = 8
+  pool_every: int = 10  # train steps between snapshots
+  opponent_sampling: str = "quality"  # "quality": p_i ~ exp(q_i) (OpenAI Five); "uniform"
+  pool_eta: float = opponent_pool.ETA  # the quality scores' learning rate
 
   def __post_init__(self):
+    if not 0.0 <= self.past_opponent_prob <= 1.0:
+      raise ValueError(f"past_opponent_prob must be in [0, 1], got {self.past_opponent_prob!r}")
+    if self.pool_size < 1 or self.pool_every < 1:
+      raise ValueError(f"pool_size and pool_every must be >= 1, got {self.pool_size}, {self.pool_every}")
+    if self.opponent_sampling not in opponent_pool.SAMPLING:
+      raise ValueError(
+        f"opponent_sampling must be one of {opponent_pool.SAMPLING}, got {self.opponent_sampling!r}"
+      )
     for name in ("team_spirit", "team_spirit_end"):
       v = getattr(self, name)
       if v is not None and not 0.0 <= v <= 1.0:
@@ -133,6 +166,8 @@ class TrainState:
   env_state: Any  # batched env State
   key: jax.Array
   updates: jax.Array  # int32 count of train steps done
+  pool: Any = None  # with past_opponent_prob > 0: opponent_pool.Pool of {"policy": params}
+  opponents: Any = None  # with past_opponent_prob > 0: [N] int32, the team a past version plays (-1: none)
 
 
 @struct.dataclass
@@ -164,7 +199,7 @@ def _distribution(logits):
 class MAPPO:
   """The compiled pieces of one multi-agent PPO setup (see the module docstring)."""
 
-  env_axis_fields = ("env_state", "core")  # TrainState fields split over devices
+  env_axis_fields = ("env_state", "core", "opponents")  # TrainState fields split over devices
   # On CPU, one host device: on two (train.py's default on a 2-core machine) the compiled evaluation
   # hangs for good, every pool thread blocked in jaxlib's LAPACK ParallelBatchMap (seen with gdb; the
   # deadlock agents.common.sharding.LAPACK_SPLIT_WORK describes, at a batch its estimate does not flag).
@@ -183,6 +218,16 @@ class MAPPO:
         f"{type(env).__name__} is not one"
       )
     self.raw_env = env
+    if type(env).__name__ == "ObjectCounting":
+      raise ValueError(
+        "HnsObjectCounting has no reward to learn from (its label is for a supervised probe of a "
+        "trained policy's memory, the paper's classifier head); mappo trains the other transfer tasks"
+      )
+    # A transfer task: its success joins the episode statistics, and leads the progress line.
+    self.transfer = bool(getattr(env, "is_transfer_task", False))
+    self.episode_stats = EPISODE_STATS + (("success",) if self.transfer else ())
+    if self.transfer:
+      self.headline = (("eval/success_rate", "success"), ("eval/hider_return", "return"))
     self.num_agents = env.num_agents
     self.hider = jnp.asarray(env.hider_flag, jnp.float32)  # [A]
     self.team = jnp.asarray(env.hider_flag, jnp.int32)  # [A] team ids for team spirit: 1 hiders, 0 seekers
@@ -233,6 +278,17 @@ class MAPPO:
       return reward
     return team_rewards(reward, self.team, tau, zero_sum=False, mask=present)
 
+  @property
+  def uses_pool(self) -> bool:
+    """True where some episodes meet past versions (past_opponent_prob > 0)."""
+    return self.config.past_opponent_prob > 0.0
+
+  def draw_opponents(self, key, n: int):
+    """[n] int32 per world: the team a past version plays this episode (0 seekers, 1 hiders; -1: none)."""
+    k_past, k_team = jax.random.split(key)
+    past = jax.random.uniform(k_past, (n,)) < self.config.past_opponent_prob
+    return jnp.where(past, jax.random.bernoulli(k_team, 0.5, (n,)).astype(jnp.int32), -1)
+
   def initial_core(self, batch_shape):
     """Zero LSTM states for worlds of `batch_shape`: leaves [*batch_shape, A, lstm_size]."""
     z = zero_carry(tuple(batch_shape) + (self.num_agents,), self.config.lstm_size)
@@ -264,6 +320,11 @@ class MAPPO:
       "policy": self.policy_net.init(k_pi, one, core["policy"]),
       "value": self.value_net.init(k_v, one, core["value"]),
     }
+    pool = opponents = None
+    if self.uses_pool:  # (no extra key split otherwise: the default run is as before, bit for bit)
+      key, k_opp = jax.random.split(key)
+      pool = opponent_pool.init({"policy": params["policy"]}, self.config.pool_size)
+      opponents = self.draw_opponents(k_opp, self.config.num_envs)
     return TrainState(
       params=params,
       opt_state={k: self.optimizer.init(p) for k, p in params.items()},
@@ -273,20 +334,57 @@ class MAPPO:
       env_state=env_state,
       key=key,
       updates=jnp.zeros((), jnp.int32),
+      pool=pool,
+      opponents=opponents,
     )
 
   # --- rollout -----------------------------------------------------------------------------------
-  def rollout(self, ts: TrainState, key):
+  def rollout(self, ts: TrainState, key, pool_key=None):
     """unroll_length steps of every world -> (env_state, core, Transition [T, N, A, ...] (its `core`: the
-    chunk starts), stats [T, N], the value of the state after the last step [N, A])."""
+    chunk starts), stats [T, N], the value of the state after the last step [N, A], past), where `past`
+    is None, or with past opponents (`pool_key` then draws the version and the next episodes' teams)
+    {"opponents": [N] the teams past versions play after the rollout, "slot": the pool slot that
+    played, "p": [pool_size] the probabilities it was drawn with}; stats then add "past_episode" and
+    "past_win" (the current team won) per finished episode with a past team."""
     A = self.num_agents
     tau = self.team_spirit_at(ts.updates)
+    c = self.config
+    T, L = c.unroll_length, c.bptt_length
+    past = None
+    if self.uses_pool:
+      k_slot, k_opp = jax.random.split(pool_key)
+      uniform = c.opponent_sampling == "uniform"
+      slot = opponent_pool.sample(ts.pool, k_slot, (), uniform=uniform)
+      past = {"slot": slot, "p": opponent_pool.probs(ts.pool, uniform)}
+      past_params = opponent_pool.get(ts.pool, slot)["policy"]
+      opp_keys = jax.random.split(k_opp, T)
 
-    def body(carry, k):
-      env_state, core = carry
+    def play_past(env_state, core, opp, k, action, new_core, active):
+      """The agents of the team `opp` [N] names act with the past version (same key: where the versions
+      agree, so do the actions) and are masked out of the update."""
+      logits, carry = self.policy_net.apply(past_params, env_state.obs, core["policy"])
+      on = self.team[None, :] == opp[:, None]  # [N, A]
+      pick = lambda p, q: jnp.where(on.reshape(on.shape + (1,) * (p.ndim - 2)), p, q)
+      action = jax.tree.map(pick, _distribution(logits).sample(k), action)
+      new_core = {**new_core, "policy": jax.tree.map(pick, carry, new_core["policy"])}
+      return action, new_core, active & ~on
+
+    def past_results(stats, opp):
+      """Per finished episode with a past team: did the current team (the other one) score more?"""
+      ended = stats["done"] * (opp >= 0)
+      mine = jnp.where(opp == 0, stats["hider_return"], stats["seeker_return"])
+      theirs = jnp.where(opp == 0, stats["seeker_return"], stats["hider_return"])
+      return {**stats, "past_episode": ended, "past_win": ended * (mine > theirs)}
+
+    def body(carry, xs):
+      env_state, core, opp = carry
+      k, k_opp = xs
       logits, v, new_core = self.step_nets(ts.params, env_state.obs, core)
       dist = _distribution(logits)
       action = dist.sample(k)
+      active = self.active(env_state)
+      if past is not None:
+        action, new_core, active = play_past(env_state, core, opp, k, action, new_core, active)
       nxt = self.env.step(env_state, _to_env(action))
       done = jnp.broadcast_to(nxt.done[:, None], (nxt.done.shape[0], A))
       tr = Transition(
@@ -296,26 +394,31 @@ class MAPPO:
         self._value_units(ts.ret_norm, v),
         self.training_rewards(nxt.reward, env_state.info["agent_on"], tau),
         done,
-        self.active(env_state).astype(jnp.float32),
+        active.astype(jnp.float32),
         None,
       )
-      return (nxt, next_carry(None, new_core, nxt.done[:, None])), (tr, self._step_stats(env_state, nxt))
+      stats = self._step_stats(env_state, nxt)
+      if past is not None:
+        stats = past_results(stats, opp)
+        opp = jnp.where(nxt.done > 0, self.draw_opponents(k_opp, opp.shape[0]), opp)
+      return (nxt, next_carry(None, new_core, nxt.done[:, None]), opp), (tr, stats)
 
-    def chunk(carry, keys):  # bptt_length steps; keeps only the LSTM state the chunk starts from
+    def chunk(carry, xs):  # bptt_length steps; keeps only the LSTM state the chunk starts from
       start = carry[1]
-      carry, out = jax.lax.scan(body, carry, keys)
+      carry, out = jax.lax.scan(body, carry, xs)
       return carry, (out, start)
 
-    c = self.config
-    T, L = c.unroll_length, c.bptt_length
-    keys = jax.random.split(key, T)
-    (env_state, core), ((traj, stats), starts) = jax.lax.scan(
-      chunk, (ts.env_state, ts.core), keys.reshape((T // L, L) + keys.shape[1:])
+    xs = (jax.random.split(key, T), opp_keys if past is not None else None)
+    xs = jax.tree.map(lambda x: x.reshape((T // L, L) + x.shape[1:]), xs)
+    (env_state, core, opp), ((traj, stats), starts) = jax.lax.scan(
+      chunk, (ts.env_state, ts.core, ts.opponents), xs
     )
     traj, stats = jax.tree.map(lambda x: x.reshape((T,) + x.shape[2:]), (traj, stats))
     traj = traj.replace(core=starts)
     _, last_v, _ = self.step_nets(ts.params, env_state.obs, core)
-    return env_state, core, traj, stats, self._value_units(ts.ret_norm, last_v)
+    if past is not None:
+      past["opponents"] = opp
+    return env_state, core, traj, stats, self._value_units(ts.ret_norm, last_v), past
 
   def _step_stats(self, before, after):
     """Per-world statistics of the episodes that ended with this step ([N] leaves, zero elsewhere)."""
@@ -331,10 +434,11 @@ class MAPPO:
       "diverged": after.info.get("diverged", jnp.zeros_like(done)),
     }
     out.update({k: after.metrics[k] * done for k in EMERGENCE})
+    if self.transfer:
+      out["success"] = after.metrics["is_success"] * done
     return out
 
-  @staticmethod
-  def summarize(stats):
+  def summarize(self, stats):
     """Stacked _step_stats -> train/* metrics: means over the episodes that ended."""
     n = jnp.sum(stats["done"])
     out = {
@@ -342,7 +446,7 @@ class MAPPO:
       "train/bad_actions": jnp.sum(stats["bad_action"]),
       "train/physics_resets": jnp.sum(stats["diverged"]),
     }
-    for k in EPISODE_STATS:
+    for k in self.episode_stats:
       out[f"train/{k}"] = jnp.sum(stats[k]) / jnp.maximum(n, 1.0)
     return out
 
@@ -353,11 +457,16 @@ class MAPPO:
     c = self.config
     L, C = c.bptt_length, c.unroll_length // c.bptt_length
 
+    # (Sizes spelt out, no -1: a transfer task's lone agent sees zero other agents, a zero-size leaf.)
     def seq(x):
-      x = x.reshape((C, L, -1) + x.shape[3:])
-      return jnp.swapaxes(x, 0, 1).reshape((L, -1) + x.shape[3:])
+      NA = x.shape[1] * x.shape[2]
+      x = x.reshape((C, L, NA) + x.shape[3:])
+      return jnp.swapaxes(x, 0, 1).reshape((L, C * NA) + x.shape[3:])
 
-    starts = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[3:]), traj.core)  # [C, N, A, H] -> [S, H]
+    # [C, N, A, H] -> [S, H]
+    starts = jax.tree.map(
+      lambda x: x.reshape((x.shape[0] * x.shape[1] * x.shape[2],) + x.shape[3:]), traj.core
+    )
     body = jax.tree.map(seq, (traj.replace(core=None), adv, targets))
     return body, starts
 
@@ -392,7 +501,10 @@ class MAPPO:
     """One update: rollout, GAE per agent, value statistics, epochs x minibatches. -> (ts, metrics)."""
     c = self.config
     key, k_roll, k_upd = jax.random.split(ts.key, 3)
-    env_state, core, traj, stats, last_v = self.rollout(ts, k_roll)
+    k_pool = None
+    if self.uses_pool:  # (no extra split otherwise: the default run is as before, bit for bit)
+      key, k_pool = jax.random.split(key)
+    env_state, core, traj, stats, last_v, past = self.rollout(ts, k_roll, k_pool)
 
     next_values = jnp.concatenate([traj.value[1:], last_v[None]])
     adv, returns = gae(
@@ -446,7 +558,21 @@ class MAPPO:
       }
     )
     metrics.update(episodes.data_quality(c.update_epochs, 0))
+    pool, opponents = ts.pool, ts.opponents
+    if past is not None:
+      wins = jnp.sum(stats["past_win"])
+      pool = opponent_pool.update_quality(pool, past["slot"], wins, c.pool_eta, p=past["p"])
+      step = ts.updates + 1
+      pool = opponent_pool.add(pool, {"policy": params["policy"]}, step, take=step % c.pool_every == 0)
+      opponents = past["opponents"]
+      metrics.update(opponent_pool.metrics(pool, "pool", c.opponent_sampling == "uniform"))
+      # Counts, not a rate: train_many averages over train steps, and a ratio of the averages is the
+      # win rate over the chunk.
+      metrics["train/past_episodes"] = jnp.sum(stats["past_episode"])
+      metrics["train/past_wins"] = wins
     ts = ts.replace(
+      pool=pool,
+      opponents=opponents,
       params=params,
       opt_state=opt_state,
       ret_norm=ret_norm,
@@ -461,7 +587,7 @@ class MAPPO:
     """`num_updates` train steps in one scan; metrics averaged over them (episode statistics weighted by
     the episodes each step finished)."""
     ts, m = jax.lax.scan(lambda t, _: self.train_step(t), ts, (), num_updates)
-    return ts, episodes.average_chunk(m, tuple(f"train/{k}" for k in EPISODE_STATS))
+    return ts, episodes.average_chunk(m, tuple(f"train/{k}" for k in self.episode_stats))
 
   def train(self, key):
     """The whole run as one pure function: jit it, vmap it over seeds."""
@@ -472,19 +598,22 @@ class MAPPO:
     """One episode in each of `num_envs` fresh worlds under the sampling policy (a game's policies are
     stochastic; the key fixes the numbers) -> eval/hider_return, eval/seeker_return (per agent, mean
     over the team), eval/success_rate (the fraction of episodes where the hiders stayed hidden on every
-    step after the preparation phase), and eval/<statistic> for the EMERGENCE statistics."""
+    step after the preparation phase; a transfer task: where it succeeded at the end), and
+    eval/<statistic> for the EMERGENCE statistics."""
     n = int(num_envs or self.config.num_eval_envs)
     acc, _ = self.play_episodes(self.policy(params, obs_norm, deterministic=False), key, n)
     out = {f"eval/{k}": jnp.mean(v) for k, v in acc.items()}
-    out["eval/success_rate"] = jnp.mean(acc["hidden_fraction"] >= 1.0)
+    won = acc["success"] > 0 if self.transfer else acc["hidden_fraction"] >= 1.0
+    out["eval/success_rate"] = jnp.mean(won)
     return out
 
-  def play_episodes(self, act, key, num_envs: int, stats=EPISODE_STATS):
+  def play_episodes(self, act, key, num_envs: int, stats=None):
     """One episode in each of `num_envs` fresh worlds under act(obs, key, carry) -> (action, carry) (with
     `act.initial_carry`) -> ({name: [num_envs]} of `stats` (any keys of the step statistics) at each
     world's first episode end, finished [num_envs] bool). What `evaluate` and the tournament's matches of
     hiders against seekers (agents.tournament) play."""
     n = num_envs
+    stats = self.episode_stats if stats is None else stats
     env = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(self.raw_env, self.episode_length)), n)
     k_reset, k_act = jax.random.split(key)
     state = sharding.constrain_env_axis(env.reset(k_reset))

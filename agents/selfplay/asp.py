@@ -81,7 +81,7 @@ from agents.ppo.losses import clipped_surrogate, masked_mean, value_loss
 from agents.selfplay import holdout
 
 AGENTS = ("alice", "bob")
-SAMPLING = ("quality", "uniform")
+SAMPLING = opponent_pool.SAMPLING
 _GOAL_KEYS = ("achieved_goal", "desired_goal")
 
 

@@ -119,6 +119,7 @@ class _TransferEnv(HideAndSeekEnv):
   """One hider, no seekers, no preparation phase; the task's reward, success and extra observations."""
 
   _min_seekers = 0
+  is_transfer_task = True  # (agents.mappo reports the task's success instead of the game's)
   FIXED: dict[str, Any] = {}  # game config keys the task fixes
   TASK: dict[str, Any] = {}  # the task's own keys, with defaults (episode_length among them)
 

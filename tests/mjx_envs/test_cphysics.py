@@ -51,27 +51,39 @@ def _random_action(env, key, batch):
 
 
 def _record(env, batched):
-  """Exact states [K+1][member] (float64 [B, nstate]), fields per step, float32 reads of the last step."""
+  """Exact states [K+1][member] (float64 [B, nstate]), fields per step, the float32 qpos the env left
+  after each step [K+1][member] ([B, nq]: what the backend merges in before the next step; Fetch sets
+  locked fingers back to 0 there), float32 reads of the last step."""
   reset = jax.jit(jax.vmap(env.reset) if batched else env.reset)
   step = jax.jit(jax.vmap(env.step) if batched else env.step)
   state = reset(jax.random.split(jax.random.PRNGKey(3), B) if batched else jax.random.PRNGKey(3))
   n = B if batched else env.num_envs
-  states, fields = [], []
+  states, fields, written = [], [], []
   for k in range(K + 1):
     if k:
       state = step(state, _random_action(env, jax.random.PRNGKey(100 + k), n))
     members = _physics(env, state)
     states.append([np.asarray(d._impl.state).view(np.float64) for _, d, _ in members])
     fields.append([None if f is None else jax.tree.map(np.asarray, f) for _, _, f in members])
-  return states, fields, [(e, d) for e, d, _ in _physics(env, state)]
+    written.append([np.asarray(d.qpos) for _, d, _ in members])
+  return states, fields, written, [(e, d) for e, d, _ in _physics(env, state)]
 
 
-def _replay(m, nsub, s0, nexts, fields, interp):
-  """Plain C MuJoCo: from s0, each control step's inputs from the next recorded state; the states."""
+def _merge_qpos(d, qpos32):
+  """The backend's rule for an env's write: an entry whose float32 value differs from the float32
+  rounding of the exact one is taken as written."""
+  changed = qpos32 != d.qpos.astype(np.float32)
+  d.qpos[changed] = qpos32[changed]
+
+
+def _replay(m, nsub, s0, nexts, fields, interp, written):
+  """Plain C MuJoCo: from s0, each control step's inputs from the next recorded state, the env's qpos
+  writes (`written`, the float32 qpos before each step) merged in first; the states."""
   d, nxt = mujoco.MjData(m), mujoco.MjData(m)
   mujoco.mj_setState(m, d, s0, SPEC)
   out = []
   for k, s in enumerate(nexts):
+    _merge_qpos(d, written[k])
     mujoco.mj_setState(m, nxt, s, SPEC)
     for name, value in (fields[k] or {}).items():
       getattr(m, name)[...] = value.reshape(getattr(m, name).shape)
@@ -103,7 +115,7 @@ def _replay(m, nsub, s0, nexts, fields, interp):
 def test_c_backend_equals_plain_c_rollout(name, overrides, interp):
   env = mjx_envs.make(name, impl="c", **overrides)
   batched = not isinstance(env, MultiTask)
-  states, fields, last = _record(env, batched)
+  states, fields, written, last = _record(env, batched)
   moved = False
   for j, (member, data) in enumerate(last):
     m = member.mj_model
@@ -112,7 +124,13 @@ def test_c_backend_equals_plain_c_rollout(name, overrides, interp):
       per_world = [None if f[j] is None else {k: v[b] for k, v in f[j].items()} for f in fields[1:]]
       model = _copy(m)
       replay, d = _replay(
-        model, member.n_substeps, states[0][j][b], [s[j][b] for s in states[1:]], per_world, interp
+        model,
+        member.n_substeps,
+        states[0][j][b],
+        [s[j][b] for s in states[1:]],
+        per_world,
+        interp,
+        [w[j][b] for w in written],
       )
       for k, got in enumerate(replay):
         want = states[k + 1][j][b]
@@ -120,7 +138,8 @@ def test_c_backend_equals_plain_c_rollout(name, overrides, interp):
           f"{name} member {j} world {b}: state differs from plain C at control step {k + 1}"
         )
       moved |= not np.array_equal(states[0][j][b], states[-1][j][b])
-      # The float32 fields the env reads are C's, rounded.
+      # The float32 fields the env reads are C's, rounded (qpos with the env's last write).
+      _merge_qpos(d, written[-1][j][b])
       np.testing.assert_array_equal(np.asarray(data.qpos[b]), d.qpos.astype(np.float32))
       for f in member.cphysics.fields:
         np.testing.assert_array_equal(

@@ -507,3 +507,29 @@ def test_migrate_selfplay():
     np.testing.assert_array_equal(ts.pool[a].quality, old.pool[a].quality)
     assert ts.pool[a].count == 2 and ts.agents[a].opt_state[1][0].count == 2
   assert ts.updates == 9
+
+
+def test_transplant_carries_the_leaves_that_match_by_path_and_shape():
+  """A warm start on another task: the layers whose shapes follow the task (here the input layer of a
+  13-feature observation against 10, and a 2-d action head against 4) keep their fresh draws; every
+  other leaf is the donor's."""
+  k1, k2 = _keys(0, 2)
+  donor_net, new_net = PolicyNet(action_size=4, hidden=(32, 32)), PolicyNet(action_size=2, hidden=(32, 32))
+  donor = donor_net.init(k1, jnp.zeros((1, 10)))
+  fresh = new_net.init(k2, jnp.zeros((1, 13)))
+  out, record = S.transplant(fresh, donor)
+  assert jax.tree.structure(out) == jax.tree.structure(fresh)
+  assert record["carried"] and record["fresh"]
+  paths = dict(S._leaves(out, "params"))  # pylint: disable=protected-access
+  donor_paths, fresh_paths = dict(S._leaves(donor, "params")), dict(S._leaves(fresh, "params"))
+  assert set(record["carried"]) | set(record["fresh"]) == set(paths)
+  for p in record["carried"]:
+    np.testing.assert_array_equal(paths[p], donor_paths[p])
+  for p in record["fresh"]:
+    np.testing.assert_array_equal(paths[p], fresh_paths[p])
+    assert p not in donor_paths or donor_paths[p].shape != paths[p].shape
+  # The input layer (13 features) and the head (2 actions x mean/log-std) are fresh, the middle is not.
+  assert any("Dense_0" in p and "kernel" in p for p in record["fresh"])
+  assert any("Dense_1" in p and "kernel" in p for p in record["carried"])
+  with pytest.raises(ValueError, match="shares no leaf"):
+    S.transplant(fresh, {"other": jnp.zeros(3)})

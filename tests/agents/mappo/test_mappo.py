@@ -90,7 +90,7 @@ def test_frozen_seekers_give_no_gradient(setup):
 
   @jax.jit
   def probe(ts, key):
-    _, _, traj, _, _ = algo.rollout(ts, key)
+    _, _, traj, _, _, _ = algo.rollout(ts, key)
     k1, k2 = jax.random.split(key)
     adv, targets = jax.random.normal(k1, traj.reward.shape), jax.random.normal(k2, traj.reward.shape)
     (seq, a, t), starts = algo._sequences(traj, adv, targets)  # pylint: disable=protected-access
@@ -191,6 +191,20 @@ def test_train_py_runs_logs_emergence_and_resumes_exactly(setup, tmp_path):
   with pytest.raises(SystemExit, match="agent.lstm_size changed.*no surgery"):
     train.run(wider, "test", cut, resume=True, progress=False)
 
+  # Fine-tuning on a transfer task (run.init_from): every layer of the game's nets carries over, the
+  # task's own entities (Blueprint's sites) get fresh ones; the run trains and reports the task's success.
+  tcfg = experiment.set_dotted(
+    cfg, "env.name=HnsBlueprint", f"run.init_from={full}", "agent.total_env_steps=160", "run.eval_every=2"
+  )
+  warm = str(tmp_path / "warm")
+  train.run(tcfg, "test", warm, progress=False)
+  record = json.load(open(os.path.join(warm, "init_from.json")))
+  assert record["fresh"] and all("_sites" in p for p in record["fresh"]), record["fresh"]
+  for part in ("ResidualSelfAttention", "OptimizedLSTMCell", "Dense_4"):  # attention, memory, output
+    assert any(part in p for p in record["carried"]), part
+  row = _rows(warm)[-1]
+  assert np.isfinite(row["eval/success_rate"]) and "train/success" in row and "train/hider_return" in row
+
 
 def test_team_spirit_blends_each_agents_training_reward_with_its_teams(setup):
   """tau 1: each present agent learns from its team's mean reward over the present agents (absent agents
@@ -242,3 +256,93 @@ def test_team_spirit_blends_each_agents_training_reward_with_its_teams(setup):
 
   with pytest.raises(ValueError, match=r"team_spirit_end must be in \[0, 1\]"):
     MAPPOConfig(team_spirit_end=-0.1)
+
+
+def test_past_opponents_play_one_team_masked_out_of_the_update(setup):
+  """agent.past_opponent_prob=1: in every world one team (drawn per episode) acts with the pool's past
+  version and gives no gradient. With the pool holding the current parameters the past team acts as the
+  current policy would (the same key); with another version, only the past team's first actions change.
+  Episodes that end redraw the teams and count for the pool's quality scores; a snapshot is added every
+  pool_every train steps."""
+  from agents.league import opponent_pool  # pylint: disable=import-outside-toplevel
+
+  cfg, _, algo, ts = setup
+  assert not algo.uses_pool and ts.pool is None and ts.opponents is None  # the default: no pool at all
+  pcfg = experiment.set_dotted(
+    cfg, "agent.past_opponent_prob=1", "agent.pool_every=1", "agent.episode_length=15"
+  )
+  _, palgo = experiment.build(pcfg)
+  pts = jax.jit(palgo.init)(jax.random.PRNGKey(0))
+  # The same parameters and worlds as without the pool (its draws take a key of their own).
+  for x, y in zip(jax.tree.leaves(ts.params), jax.tree.leaves(pts.params)):
+    np.testing.assert_array_equal(x, y)
+  noisy = jax.tree.map(
+    lambda x: x + 0.5 * jax.random.normal(jax.random.PRNGKey(5), x.shape), pts.pool.snapshots
+  )
+
+  @jax.jit
+  def probe(pts, noisy):
+    k, kp = jax.random.PRNGKey(1), jax.random.PRNGKey(2)
+    same = palgo.rollout(pts, k, kp)
+    other = palgo.rollout(pts.replace(pool=pts.pool.replace(snapshots=noisy)), k, kp)
+    return same, other, palgo.train_step(pts)
+
+  same, other, (ts1, m) = probe(pts, noisy)
+  traj, stats, past = same[2], same[3], same[5]
+  team = np.asarray(palgo.team)  # [A] 1 hiders, 0 seekers
+  opp1, opp2 = np.asarray(pts.opponents), np.asarray(past["opponents"])
+  assert np.all(opp1 >= 0) and np.all(opp2 >= 0)  # probability 1: every episode has a past team
+  # The whole rollout is the preparation phase (seekers frozen), episodes end after step 14 and redraw.
+  assert palgo.config.unroll_length <= palgo.prep_steps
+  hider = np.asarray(palgo.hider) > 0.5
+  active = np.asarray(traj.active) > 0
+  for t in range(palgo.config.unroll_length):
+    opp = opp1 if t < 15 else opp2
+    np.testing.assert_array_equal(active[t], hider[None] & (team[None] != opp[:, None]), err_msg=f"t={t}")
+  ended = np.asarray(stats["past_episode"])
+  assert ended[14].sum() == palgo.config.num_envs and ended.sum() == palgo.config.num_envs
+  assert np.all(np.asarray(stats["past_win"]) <= ended)
+  # A different past version changes the first actions of the past team only.
+  past_team = team[None] == opp1[:, None]  # [N, A]
+  moved = np.zeros_like(past_team)
+  for k, a in traj.action.items():
+    b = np.asarray(other[2].action[k][0])
+    a0 = np.asarray(a[0])
+    np.testing.assert_array_equal(a0[~past_team], b[~past_team], err_msg=k)
+    moved |= np.any(a0 != b, -1)
+  assert moved[past_team].any()
+  # The train step: the pool's quality moved by the wins over the drawn version, a snapshot was added.
+  wins = float(m["train/past_wins"])
+  assert float(m["train/past_episodes"]) == palgo.config.num_envs
+  assert int(opponent_pool.size(ts1.pool)) == 2
+  np.testing.assert_allclose(float(ts1.pool.quality[0]), -opponent_pool.ETA * wins, atol=1e-6)
+  for x, y in zip(jax.tree.leaves(ts1.params["policy"]), jax.tree.leaves(opponent_pool.get(ts1.pool, 1))):
+    np.testing.assert_array_equal(x, y)
+  with pytest.raises(experiment.ConfigError, match="past_opponent_prob"):
+    experiment.set_dotted(cfg, "agent.past_opponent_prob=1.5")
+
+
+def test_transfer_tasks_train_through_mappo_with_their_own_entities(setup):
+  """The transfer suite through the same learner: Blueprint's sites and Shelter's objective get layers of
+  their own in the entity nets, every other layer has the game's name and shape (what a warm start
+  matches by), the train step reports the task's success; object counting is refused by name."""
+  from agents.league import surgery  # pylint: disable=import-outside-toplevel
+
+  cfg, _, algo, ts = setup
+  for task, extra in (("HnsBlueprint", "sites"), ("HnsShelter", "objective"), ("HnsLockAndReturn", None)):
+    _, talgo = experiment.build(experiment.set_dotted(cfg, f"env.name={task}"))
+    assert talgo.transfer and not algo.transfer
+    tts = jax.eval_shape(talgo.init, jax.random.PRNGKey(0))
+    fresh = jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), tts.params)
+    _, record = surgery.transplant(fresh, ts.params)
+    want = {f"Dense_{extra}", f"LayerNorm_{extra}"} if extra else set()
+    names = {n for p in record["fresh"] for n in want if f"'{n}'" in p}
+    # Dense kernel and bias, LayerNorm scale and bias, in the policy and in the value function.
+    assert names == want and len(record["fresh"]) == (8 if extra else 0), (task, record["fresh"])
+    assert talgo.headline[0] == ("eval/success_rate", "success")
+    if task == "HnsBlueprint":  # (traced, not run: the slow tier trains one)
+      _, m = jax.eval_shape(talgo.train_step, tts)
+      ev = jax.eval_shape(lambda p, k: talgo.evaluate(p, None, k), tts.params, jax.random.PRNGKey(0))
+      assert "train/success" in m and "eval/success_rate" in ev
+  with pytest.raises(experiment.ConfigError, match="HnsObjectCounting.*no reward"):
+    experiment.set_dotted(cfg, "env.name=HnsObjectCounting")

@@ -1,0 +1,31 @@
+"""The hide-and-seek transfer suite (seed 004 section 6.2): one transfer task trained by the multi-agent PPO
+learner, from scratch or fine-tuned from a hide-and-seek run, sized for a 2-core CPU.
+
+The task is env.name (default HnsLockAndReturn; also HnsSequentialLock, HnsBlueprint, HnsShelter), and the
+network is hns_quadrant_cpu's (embedding 64, 4 heads x 16, dense 128, LSTM 128), so that a run of that
+config can warm-start this one:
+
+  python train.py --config hns_transfer_cpu --set env.name=HnsBlueprint                   # from scratch
+  python train.py --config hns_transfer_cpu --set env.name=HnsBlueprint \\
+      --set run.init_from=runs/hns_quadrant_cpu-...                                        # fine-tuned
+
+Fine-tuning carries every layer whose name and shape match (the entity embeddings, attention, LSTM and
+heads; run/init_from.json lists them); the task's own entities (Blueprint's sites, Shelter's objective)
+get fresh layers. The paper compares the two at equal samples, several seeds each.
+"""
+
+import copy
+import os
+import runpy
+
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "not yet measured"
+
+_HNS = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant_cpu.py"))
+
+
+def get_config():
+  cfg = copy.deepcopy(_HNS["get_config"]())
+  cfg["env"] = {"name": "HnsLockAndReturn"}
+  cfg["agent"].update(total_env_steps=2_000_000)
+  return cfg
