@@ -66,8 +66,16 @@ Deliberate differences that remain, each with its measured effect:
   per-episode error, 5 falls against 3); elliptic with 10 / 20 / 35 / 45 kg: 0.657 / - / 0.766 / 0.794
   (0.09 m median per-episode error, 3 falls as the reference's). The price: the gripper's free path is
   within 1.4 cm (mean) of the reference's where it was within 1.0 cm, its fingers yield up to 1 cm
-  under the jumping mocap (the reference sets them back to 0 after each step; ours are held by their
-  servos only), and Slide's physics costs 4x the substeps. The same settings on Push/PickAndPlace (20 kg)
+  under the jumping mocap (held by their servos only), and Slide's physics costs 4x the substeps.
+- Locked fingers (Push/Slide/Reach): the reference sets them back to 0 after every step (its
+  `_step_callback`); ours do so with `finger_reset=True`, and by default are held by their servos alone
+  (they yield up to 1 cm under Slide's jumping mocap, 4 mm elsewhere). Measured 2026-11-26 (C physics,
+  benchmarks/fetch_parity.py; benchmarks/results/envs/2026-11-26/): with the reset the strike's median
+  travel is 0.772 m against 0.794 without (reference 0.797) and its per-episode error 0.084 m against
+  0.093; Push's push 0.178 against 0.177 m (reference 0.183). The scripted Slide controller scores the same
+  either way within noise (0.525 with, 0.51 without, the same 200 episodes), but it sits just above its
+  0.50 bar (long strikes fall short near the reach limit), and on the test's 64 episodes it lands below
+  the bar with the reset: the reset stays off by default until that controller has a margin. The same settings on Push/PickAndPlace (20 kg)
   made their push parity worse (0.172 against 0.177 m pushed, reference 0.183), so they keep theirs.
   MJX-JAX on Slide's settings (4 worlds, 10 random-action steps against C, 2026-11-25): positions within
   5 mm, but the struck puck's yaw drifts apart (0.35 rad after 10 steps; 0.06 with the 1.52 kg gripper):
@@ -78,8 +86,8 @@ Deliberate differences that remain, each with its measured effect:
   puck starts 6 mm inside its table and wobbles; ours rests on a table top lowered to match its height.
 - Fingers: the servo target is the finger position + a[3], as the reference's `ctrl_set_action`, but the
   MJX servos settle a few mm differently (open after one step: 0.045 m against 0.041 m; on the block:
-  0.022 against 0.024 m, the contact being softer). Push/Slide/Reach hold the fingers at 0, as the
-  reference forces them.
+  0.022 against 0.024 m, the contact being softer). Push/Slide/Reach hold the fingers at 0 with their
+  servos (target 0); the reference forces them to 0 (`finger_reset`, below).
 - Reset does not simulate a settling period: the object is placed resting on the table (its centre at the
   reference's `height_offset`) and the gripper at the reference's initial position, at rest, fingers
   closed (the reference's arm has settled a few 1e-5 m away from `initial_gripper_xpos`).
@@ -251,6 +259,9 @@ def default_config(task: str) -> dict[str, Any]:
     # How the mocap target moves within a control step: "interpolate" (linearly from the last target to
     # the new one over the substeps) or "jump" (set once, as the reference's `mocap_set_action`).
     "mocap": "interpolate",
+    # Push/Slide/Reach: set the locked fingers back to 0 after every step, as the reference's
+    # `_step_callback` (True), or leave them to their servos (False, the default; see the docstring).
+    "finger_reset": False,
     "impl": "auto",  # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c",
     # "jax" or "warp" (the optional [warp] extra)
     "warp_max_envs": None,  # impl="warp": the most envs in one batch (Warp's contact buffer;
@@ -294,6 +305,8 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
   _int_ge(task, cfg, "ls_iterations", 1)
   _float_in(task, cfg, "gripper_mass", 0.0, 1000.0, low_open=True)
   _float_in(task, cfg, "weld_timeconst", 0.0, 1.0, low_open=True)
+  if not isinstance(cfg["finger_reset"], (bool, np.bool_)):
+    raise ConfigError(f"{task}: config 'finger_reset' must be True or False, got {cfg['finger_reset']!r}")
   if cfg["mocap"] not in ("interpolate", "jump"):
     raise ConfigError(f"{task}: config 'mocap' must be 'interpolate' or 'jump', got {cfg['mocap']!r}")
   if cfg["warp_max_envs"] is not None:
@@ -497,6 +510,7 @@ class FetchEnv(GoalEnv):
     self.episode_length = int(cfg["episode_length"])
     self.has_object = task != "FetchReach"
     self.block_gripper = task != "FetchPickAndPlace"
+    self.finger_reset = self.block_gripper and bool(cfg["finger_reset"])
     self.target_range = float(cfg["target_range"])
     self.obj_range = float(cfg.get("obj_range", 0.15))
     self.air_prob = float(cfg.get("air_prob", 0.0))
@@ -688,6 +702,11 @@ class FetchEnv(GoalEnv):
     d = self.physics_step(
       d, ctrl=ctrl, mocap_pos=d.mocap_pos.at[g.mocap].set(target), interpolate_mocap=self.interpolate_mocap
     )
+    if self.finger_reset:
+      # The reference's `_step_callback`: locked fingers are set back to 0 after every step (positions
+      # only, their velocities stay). The observation reads qpos, and the next step recomputes every
+      # derived field from it, so no forward pass is needed here (the reference runs one).
+      d = d.replace(qpos=d.qpos.at[jnp.array(g.finger_qpos)].set(0.0))
     diverged = self.diverged(d)
     obs = self._obs(d, goal)
     obs = jax.tree.map(lambda x: jnp.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), obs)

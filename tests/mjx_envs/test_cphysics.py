@@ -25,6 +25,7 @@ B, K = 3, 12  # worlds, control steps
 CASES = [
   ("FetchPickAndPlace", {}, ("pos",)),
   ("FetchPush", {}, ("pos",)),
+  ("FetchSlide", {"finger_reset": True}, ()),  # the env writes qpos between steps (fingers to 0)
   ("BlocksPush", {"num_objects": 2}, ("pos", "quat")),
   ("BlocksSelfPlay", {"num_objects": 1}, ("pos", "quat")),
   ("metaworld/push-v3", {}, ()),
@@ -178,3 +179,19 @@ def test_a_diverged_c_state_ends_the_episode_and_writes_merge_by_entry():
   bad = step(poisoned, jnp.zeros(4))
   assert float(bad.info["diverged"]) == 1 and float(bad.pipeline_state._impl.warned) == 1
   assert np.all(np.isfinite(np.asarray(bad.obs["observation"])))
+
+
+def test_fetch_finger_reset_sets_locked_fingers_back_to_zero():
+  """finger_reset=True (the reference's `_step_callback`): Slide's locked fingers read exactly 0 after
+  every step; without it the servos let them yield under the jumping mocap."""
+  out = {}
+  for reset in (False, True):
+    env = mjx_envs.make("FetchSlide", impl="c", finger_reset=reset)
+    state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), B))
+    step = jax.jit(jax.vmap(env.step))
+    fingers = []
+    for k in range(6):
+      state = step(state, _random_action(env, jax.random.PRNGKey(k), B))
+      fingers.append(np.asarray(state.obs["observation"])[:, 9:11])
+    out[reset] = np.abs(np.stack(fingers)).max()
+  assert out[True] == 0.0 and out[False] > 1e-4, out

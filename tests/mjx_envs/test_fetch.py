@@ -448,7 +448,8 @@ def test_action_semantics(task, open_loop, ref):
     assert np.all(fingers[-1, ZERO] < 0.002)
   else:
     # Locked: the servo yields a little under acceleration; most under Slide's jumping mocap (measured
-    # 2026-11-25: 9.8 mm at most; the reference sets its fingers back to 0 after every step, which we don't).
+    # 2026-11-25: 9.8 mm at most). `finger_reset=True` sets them back to 0 after every step as the
+    # reference does (tests/mjx_envs/test_cphysics.py steps it).
     bound = 4e-3 if envs_interpolate(task) else 0.012
     assert np.abs(fingers[:, :8]).max() < bound
 
