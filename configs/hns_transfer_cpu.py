@@ -1,5 +1,7 @@
-"""The hide-and-seek transfer suite (seed 004 section 6.2): one transfer task trained by the multi-agent PPO
-learner, from scratch or fine-tuned from a hide-and-seek run, sized for a 2-core CPU.
+"""The hide-and-seek transfer suite: one task by multi-agent PPO, from scratch or fine-tuned.
+
+The multi-agent PPO learner on one transfer task, from scratch or fine-tuned from a hide-and-seek run, sized
+for a 2-core CPU.
 
 The task is env.name (default HnsLockAndReturn; also HnsSequentialLock, HnsBlueprint, HnsShelter), and the
 network is hns_quadrant_cpu's (embedding 64, 4 heads x 16, dense 128, LSTM 128), so that a run of that
