@@ -6,7 +6,9 @@ step.
 """
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "chance level over 3 seeds: 0.05 final, up to 4.6M env steps in 24 min of one core (CPU, 2026-11-26)"
+MEASURED = (
+  "chance level over 3 seeds: 0.05 final, up to 4.6M env steps in 24 min of one core (CPU, 2026-11-26)"
+)
 
 
 def get_config():

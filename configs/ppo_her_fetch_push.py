@@ -9,7 +9,9 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "chance level over 3 seeds: 0.06 final, up to 4.4M env steps in 24 min of one core (CPU, 2026-11-26)"
+MEASURED = (
+  "chance level over 3 seeds: 0.06 final, up to 4.4M env steps in 24 min of one core (CPU, 2026-11-26)"
+)
 
 _PPO = runpy.run_path(os.path.join(os.path.dirname(__file__), "ppo_fetch_push.py"))
 
