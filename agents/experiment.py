@@ -372,7 +372,7 @@ def _resolve_agent(agent, env):
       f"agent.num_tasks={agent['num_tasks']} but env {env['name']} has {mtsac_tasks} "
       f"task(s); leave it None (the env's)"
     )
-  trainable_transfer = set(hns_transfer.TASKS) - {"HnsObjectCounting"}
+  trainable_transfer = {n for n, cls in hns_transfer.TASKS.items() if cls.has_reward}
   if algo == "mappo" and not (env["name"].startswith("HideAndSeek") or env["name"] in trainable_transfer):
     raise ConfigError(
       f"agent.algo='mappo' needs a hide-and-seek env (HideAndSeekQuadrant, HideAndSeek) or a transfer "

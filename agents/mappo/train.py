@@ -218,9 +218,9 @@ class MAPPO:
         f"{type(env).__name__} is not one"
       )
     self.raw_env = env
-    if type(env).__name__ == "ObjectCounting":
+    if not getattr(env, "has_reward", True):
       raise ValueError(
-        "HnsObjectCounting has no reward to learn from (its label is for a supervised probe of a "
+        f"{type(env).__name__} has no reward to learn from (its label is for a supervised probe of a "
         "trained policy's memory, the paper's classifier head); mappo trains the other transfer tasks"
       )
     # A transfer task: its success joins the episode statistics, and leads the progress line.

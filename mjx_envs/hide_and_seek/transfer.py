@@ -120,6 +120,7 @@ class _TransferEnv(HideAndSeekEnv):
 
   _min_seekers = 0
   is_transfer_task = True  # (agents.mappo reports the task's success instead of the game's)
+  has_reward = True  # False: no reward without the optional "count" action (object counting)
   FIXED: dict[str, Any] = {}  # game config keys the task fixes
   TASK: dict[str, Any] = {}  # the task's own keys, with defaults (episode_length among them)
 
@@ -235,6 +236,7 @@ _STORE = np.array([(x, y) for y in (2.9, 3.45, 4.0) for x in (0.35, 0.9)])  # le
 class ObjectCounting(_TransferEnv):
   """Pinned agent; 6 boxes go left or right behind walls; predict how many went left. See the module."""
 
+  has_reward = False  # only with the optional "count" action: a probe for a trained policy, not an RL task
   FIXED = dict(_EMPTY_ROOM, n_boxes=[6, 6], n_ramps=[0, 0])
   TASK = dict(episode_length=120, first_step=5, move_steps=8)
 
