@@ -273,6 +273,7 @@ def test_team_spirit_blends_each_agents_training_reward_with_its_teams(setup):
     MAPPOConfig(team_spirit_end=-0.1)
 
 
+@pytest.mark.slow  # two rollouts of their own compile (~110 s on a core): the default tier must fit in 30 min
 def test_past_opponents_play_one_team_masked_out_of_the_update(setup):
   """agent.past_opponent_prob=1: in every world one team (drawn per episode) acts with the pool's past
   version and gives no gradient; another past version changes only the past team's first actions.
