@@ -454,7 +454,11 @@ def _version(dist: str) -> str:
 
 
 def git_commit() -> str:
-  """The checkout's commit (with -dirty when tracked files changed); SUITE_COMMIT where there is no git."""
+  """SUITE_COMMIT where set (a device's copy of the tree can carry a stale .git: the H200 slots of
+  2026-11-26 read the session's starting commit), else the checkout's (with -dirty when tracked files
+  changed)."""
+  if os.environ.get("SUITE_COMMIT"):
+    return os.environ["SUITE_COMMIT"]
   try:
     out = subprocess.run(
       ["git", "describe", "--always", "--dirty", "--abbrev=10"],
@@ -466,7 +470,7 @@ def git_commit() -> str:
     )
     return out.stdout.strip()
   except (OSError, subprocess.SubprocessError):
-    return os.environ.get("SUITE_COMMIT", "unknown")
+    return "unknown"
 
 
 def environment() -> dict:
@@ -552,12 +556,12 @@ def run_throughput(part: Part, data: dict, ctx: Context) -> str:
   spec: ThroughputEnv = part.spec
   reg, over = et.resolve(spec.name)
   env = mjx_envs.make(reg, **over)
-  family = "fetch" if reg.startswith("Fetch") else "blocks"
+  family = env_family(reg)  # the C baseline's inputs differ per family (hide-and-seek: motor bins)
   data.update(
     env_name=spec.name,
     registered=reg,
     overrides=over,
-    family=env_family(reg),
+    family=family,
     target_sps=spec.target_sps,
     config=et.model_config(env),
   )
@@ -584,6 +588,7 @@ def run_throughput(part: Part, data: dict, ctx: Context) -> str:
       pool = et.reset_pool(env, seed=0)
       if "c_steps_per_s" not in data and sz["c_seconds"] > 0:
         data.update(et.bench_c(env, family, pool, "random", sz["c_seconds"]))
+    peak_before = device_peak_bytes()
     try:
       r = et.bench_mjx(
         env, pool, b, n, "random", cache, sz["repeats"], max(2.0, 3 * sz["call_s"]), devices=jax.devices()
@@ -595,9 +600,12 @@ def run_throughput(part: Part, data: dict, ctx: Context) -> str:
       del e
       save()
       break
-    r["device_peak_bytes"] = device_peak_bytes()  # the process's peak so far: the largest batch's, mostly
-    if r["device_peak_bytes"]:
-      r["device_peak_bytes_per_env"] = r["device_peak_bytes"] / b
+    # The device's peak is the process's, never reset: it is this batch's only where this batch raised
+    # it (else an earlier, larger part's peak would be divided by this batch size).
+    peak = device_peak_bytes()
+    if peak and (peak_before is None or peak > peak_before):
+      r["device_peak_bytes"] = peak
+      r["device_peak_bytes_per_env"] = peak / b
     rows.append(r)
     rows.sort(key=lambda x: x["batch"])
     ctx.max_compile_s = max(ctx.max_compile_s, r["compile_s"])
@@ -784,7 +792,14 @@ def run_train(part: Part, data: dict, ctx: Context) -> str:
     cmd += ["--set", s]
   cmd += ["--set", f"run.max_minutes={minutes:.4f}", "--no-progress"]
   os.makedirs(run_dir, exist_ok=True)
-  env = dict(os.environ, MJX_COMPILATION_CACHE=ctx.cache_dir, PYTHONUNBUFFERED="1")
+  # This process keeps its device memory (the throughput parts' pool): the run grows its own as it needs
+  # instead of asking for XLA's default 75% of the card, which fails (a wall of allocator errors) first.
+  env = dict(
+    os.environ,
+    MJX_COMPILATION_CACHE=ctx.cache_dir,
+    PYTHONUNBUFFERED="1",
+    XLA_PYTHON_CLIENT_PREALLOCATE=os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),
+  )
   print(f"[{part.name}] {' '.join(cmd[1:])}", flush=True)
   t = time.time()
   session = {"cmd": cmd[1:], "resume": resume, "max_minutes": minutes, "started": ctx.env["date"]}

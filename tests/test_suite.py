@@ -90,6 +90,28 @@ def test_throughput_ladder_stops_at_out_of_memory_and_continues(tmp_path, monkey
   assert part["status"] == "error" and "TypeError: bad argument" in part["note"]
 
 
+def test_throughput_passes_each_family_to_its_c_baseline_and_keeps_only_raised_peaks(tmp_path, monkeypatch):
+  """The C baseline is told the env's family (the 2026-11-26 GPU slot took hide-and-seek for Fetch), and a
+  batch's peak bytes/env is recorded only where that batch raised the process's never-reset peak."""
+  families = []
+  monkeypatch.setattr(et, "reset_pool", lambda env, seed: None)
+  monkeypatch.setattr(
+    et, "bench_c", lambda env, family, *a, **k: families.append(family) or {"c_steps_per_s": 1.0}
+  )
+  monkeypatch.setattr(
+    et,
+    "bench_mjx",
+    lambda env, pool, batch, *a, **k: {"batch": batch, "steps": 2, "compile_s": 1.0, "mjx_steps_per_s": 1e3},
+  )
+  peaks = iter([None, 800, 800, 900, 900, 900])  # (before, after) per batch: raised, raised, not raised
+  monkeypatch.setattr(suite, "device_peak_bytes", lambda: next(peaks))
+  args = ["--out", str(tmp_path), "--size", "cpu", "--batch-sizes", "4,8,16"]
+  merged = suite.main(args + ["--part", "throughput-HideAndSeekQuadrant"])
+  assert families == ["hide_and_seek"]
+  rows = merged["parts"]["throughput-HideAndSeekQuadrant"]["rows"]
+  assert [r.get("device_peak_bytes_per_env") for r in rows] == [200.0, 112.5, None]
+
+
 @pytest.mark.slow
 def test_tiny_suite_runs_stops_at_its_budget_and_resumes(tmp_path, monkeypatch):
   monkeypatch.setattr(suite, "HEADLINE", suite.HEADLINE + [suite.HeadlineRun("no_such_config")])
