@@ -1,10 +1,11 @@
 """Hide-and-seek in the quadrant world, multi-agent PPO sized for a 2-core CPU.
 
-hns_quadrant's PPO settings with 32 worlds (128 agent streams), half an episode per world per train step,
+hns_quadrant's PPO settings with 64 worlds (256 agent streams), half an episode per world per train step,
 a smaller entity network (embedding 64, 4 heads x 16, dense 128, LSTM 128) and lr 1e-3, as a CPU budget
-allows few updates. For the first phase of the emergence, running and chasing (BENCHMARKS.md,
-"Hide-and-seek": the seekers' return rises from the random level -34 to -14 in 450k world steps, ~60
-min).
+allows few updates. Re-tuned for the C backend (2026-11-26): 64 worlds rather than 32, the larger batch
+the paper found necessary, at about the same world steps/s (the networks, not the physics, set the pace
+under C); 32 worlds gave running and chasing (seekers' return -34 to -14 in 450k world steps, ~60 min,
+BENCHMARKS.md "Hide-and-seek").
 """
 
 import copy
@@ -20,7 +21,7 @@ _FULL = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant.py"
 def get_config():
   cfg = copy.deepcopy(_FULL["get_config"]())
   cfg["agent"].update(
-    num_envs=32,
+    num_envs=64,
     unroll_length=40,
     total_env_steps=4_000_000,
     learning_rate=1e-3,
