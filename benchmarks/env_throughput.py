@@ -87,6 +87,7 @@ PRESETS = {
   "HideAndSeek": ("HideAndSeek", {}),
   **{f"metaworld/{t}": (f"metaworld/{t}", {}) for t in MT10_TASKS},
   "MT10": ("MT10", {}),
+  "HandReach": ("HandReach", {}),
 }
 DEFAULT_ENVS = list(PRESETS)
 QUICK_ENVS = ["BlocksPush-1", "FetchPush"]
@@ -355,6 +356,16 @@ def c_target_clip(env, family: str):
   return lambda target: np.clip(target, lo, hi)
 
 
+def c_rates(total: int, t_run: float, n_substeps: int) -> dict:
+  """A C MuJoCo loop's figures: `total` control steps of `n_substeps` physics steps in `t_run` seconds."""
+  return {
+    "c_steps": total,
+    "c_run_s": t_run,
+    "c_steps_per_s": total / t_run,
+    "c_substeps_per_s": total * n_substeps / t_run,
+  }
+
+
 def bench_c_hide_and_seek(env, pool, actions: str, seconds: float, seed: int = 0) -> dict:
   """Single-thread C MuJoCo on the same model as the first reset world (its walls, box sizes, joint
   ranges written into a copy of env.mj_model): random movement bins each control step, then
@@ -384,12 +395,7 @@ def bench_c_hide_and_seek(env, pool, actions: str, seconds: float, seed: int = 0
         mujoco.mj_step(m, d)
     t_run += time.perf_counter() - t0
     total += chunk
-  return {
-    "c_steps": total,
-    "c_run_s": t_run,
-    "c_steps_per_s": total / t_run,
-    "c_substeps_per_s": total * env.n_substeps / t_run,
-  }
+  return c_rates(total, t_run, env.n_substeps)
 
 
 def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0) -> dict:
@@ -402,6 +408,8 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
     return bench_c_hide_and_seek(env, pool, actions, seconds, seed)
   if family == "metaworld":
     return bench_c_metaworld(env, pool, actions, seconds, seed)
+  if family == "hand":
+    return bench_c_hand(env, pool, actions, seconds, seed)
   m = env.mj_model
   first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
   # The reset's state only (resets compute positions, not the mass matrix: copying derived fields
@@ -453,12 +461,30 @@ def bench_c(env, family: str, pool, actions: str, seconds: float, seed: int = 0)
       for field in ("qpos", "qvel", "ctrl", "mocap_pos", "mocap_quat"):
         getattr(d, field)[:] = getattr(first, field)
       mujoco.mj_forward(m, d)
-  return {
-    "c_steps": total,
-    "c_run_s": t_run,
-    "c_steps_per_s": total / t_run,
-    "c_substeps_per_s": total * n_sub / t_run,
-  }
+  return c_rates(total, t_run, n_sub)
+
+
+def bench_c_hand(env, pool, actions: str, seconds: float, seed: int = 0) -> dict:
+  """Single-thread C MuJoCo on a Shadow hand task's env.mj_model, as its env steps: the 20 servo targets
+  from the action (`env.ctrl_for`, computed outside the timed part), then `n_substeps` mj_step."""
+  m = env.mj_model
+  first = jax.tree.map(lambda x: np.asarray(x[0]), pool.pipeline_state)
+  d = mujoco.MjData(m)
+  d.qpos[:] = first.qpos
+  mujoco.mj_forward(m, d)
+  rng = np.random.default_rng(seed)
+  ctrl_of = jax.jit(jax.vmap(env.ctrl_for, in_axes=(None, 0)))  # absolute control: qpos is not read
+  chunk, total, t_run = 50, 0, 0.0
+  while t_run < seconds:
+    acts = rng.uniform(-1.0, 1.0, (chunk, env.action_size)) if actions == "random" else np.zeros((chunk, 20))
+    ctrls = np.asarray(ctrl_of(jnp.asarray(d.qpos, jnp.float32), jnp.asarray(acts, jnp.float32)))
+    t0 = time.perf_counter()
+    for c in ctrls:
+      d.ctrl[:] = c
+      mujoco.mj_step(m, d, env.n_substeps)
+    t_run += time.perf_counter() - t0
+    total += chunk
+  return c_rates(total, t_run, env.n_substeps)
 
 
 def bench_c_metaworld(env, pool, actions: str, seconds: float, seed: int = 0) -> dict:
@@ -486,12 +512,7 @@ def bench_c_metaworld(env, pool, actions: str, seconds: float, seed: int = 0) ->
         mujoco.mj_step(m, d)
     t_run += time.perf_counter() - t0
     total += chunk
-  return {
-    "c_steps": total,
-    "c_run_s": t_run,
-    "c_steps_per_s": total / t_run,
-    "c_substeps_per_s": total * env.n_substeps / t_run,
-  }
+  return c_rates(total, t_run, env.n_substeps)
 
 
 def bench_c_multitask(env, actions: str, seconds: float, pools=None) -> dict:
@@ -647,6 +668,11 @@ class CeilingGroup:
     st, fam = self.state, self.family
     if fam == "hide_and_seek":
       st[:, self.sl_ctrl] = a
+      return
+    if fam == "hand":  # the servo targets of absolute control (HandReach's default)
+      st[:, self.sl_ctrl] = np.asarray(
+        jax.vmap(self.env.ctrl_for)(jnp.asarray(st[:, self.sl_qpos]), jnp.asarray(a))
+      )
       return
     mpos = st[:, self.sl_mpos].reshape(self.n, -1, 3)
     if fam == "metaworld":
@@ -975,6 +1001,8 @@ def family_of(reg: str, multi: bool) -> str:
     if reg.startswith("HideAndSeek")
     else "metaworld"
     if reg.startswith("metaworld/")
+    else "hand"
+    if reg.startswith("Hand")
     else "multitask"
     if multi
     else "blocks"

@@ -109,6 +109,7 @@ THROUGHPUT = [
   ThroughputEnv("FetchReach"),
   ThroughputEnv("HideAndSeekQuadrant"),
   ThroughputEnv("metaworld/push-v3"),
+  ThroughputEnv("HandReach"),
 ]
 
 _PPO_TINY = (

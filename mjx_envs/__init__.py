@@ -38,6 +38,7 @@ _import_mjx_quietly()
 # pylint: disable=wrong-import-position
 from mjx_envs import blocks as _blocks  # noqa: E402, F401  registers the block world
 from mjx_envs import fetch as _fetch  # noqa: E402, F401  registers the Fetch tasks
+from mjx_envs import hand as _hand  # noqa: E402, F401  registers the Shadow hand tasks
 from mjx_envs import hide_and_seek as _hide_and_seek  # noqa: E402, F401  registers the hide-and-seek games
 from mjx_envs import metaworld as _metaworld  # noqa: E402, F401  registers Meta-World's tasks and MT10
 from mjx_envs import wrappers  # noqa: E402

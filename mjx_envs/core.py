@@ -36,6 +36,8 @@ __all__ = [
   "Env",
   "MjxEnv",
   "GoalEnv",
+  "DistanceGoalEnv",
+  "goal_distance",
   "sanitize_action",
   "ConfigError",
   "camera_xml",
@@ -383,3 +385,46 @@ class GoalEnv(MjxEnv):
   @abc.abstractmethod
   def is_success(self, achieved_goal: jax.Array, desired_goal: jax.Array) -> jax.Array:
     """1.0 where the goal is reached, else 0.0; any leading batch shape."""
+
+  def start_state(self, data: mjx.Data, obs: Mapping[str, jax.Array], goal: jax.Array) -> State:
+    """The State of a reset: `data` after its forward pass, its dict `obs`, the goal kept in
+    `info['goal']`; reward 0, not done, success measured, no bad action, not diverged."""
+    zero = jnp.zeros((), jnp.float32)
+    metrics = {"is_success": self.is_success(obs["achieved_goal"], goal), "bad_action": zero}
+    info = {"goal": goal, "diverged": zero}
+    return State(pipeline_state=data, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
+
+  def next_state(self, state: State, data: mjx.Data, obs: Mapping[str, jax.Array], bad: jax.Array) -> State:
+    """The State after a step to `data` with observation `obs` (non-finite entries zeroed) from `state`:
+    reward and success on the goals, `bad` ([], from `sanitize_action`) counted, divergence flagged in
+    `info['diverged']`; never done (the time limit is the wrappers')."""
+    obs = jax.tree.map(lambda x: jnp.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), obs)
+    reward = self.compute_reward(obs["achieved_goal"], obs["desired_goal"], {})
+    metrics = {"is_success": self.is_success(obs["achieved_goal"], obs["desired_goal"]), "bad_action": bad}
+    info = {**state.info, "diverged": self.diverged(data).astype(jnp.float32)}
+    return state.replace(
+      pipeline_state=data, obs=obs, reward=reward, done=jnp.zeros((), jnp.float32), metrics=metrics, info=info
+    )
+
+
+def goal_distance(a: jax.Array, b: jax.Array) -> jax.Array:
+  """[..., G], [..., G] -> [...]: the Euclidean norm of the difference over the last axis, in float32."""
+  return jnp.linalg.norm(jnp.asarray(a, jnp.float32) - jnp.asarray(b, jnp.float32), axis=-1)
+
+
+class DistanceGoalEnv(GoalEnv):
+  """A GoalEnv rewarded on the distance d between goals (`goal_distance`), as gymnasium-robotics' Fetch
+  and Shadow hand reach tasks: sparse reward -(d > distance_threshold), dense -d; success d <
+  distance_threshold. Subclasses set `reward_type` ('sparse' or 'dense') and `distance_threshold`."""
+
+  reward_type: str = "sparse"
+  distance_threshold: float = 0.05
+
+  def compute_reward(self, achieved_goal, desired_goal, info=None):
+    d = goal_distance(achieved_goal, desired_goal)
+    if self.reward_type == "sparse":
+      return -(d > self.distance_threshold).astype(jnp.float32)
+    return -d
+
+  def is_success(self, achieved_goal, desired_goal):
+    return (goal_distance(achieved_goal, desired_goal) < self.distance_threshold).astype(jnp.float32)

@@ -124,7 +124,15 @@ PickAndPlace 1.00, Slide 0.81):
 from __future__ import annotations
 
 from mjx_envs import gripper as gripper_lib
-from mjx_envs.core import ConfigError, GoalEnv, State, camera_xml, check_impl, sanitize_action
+from mjx_envs.core import (  # noqa: F401  goal_distance: re-exported, the Fetch tasks' distance
+  ConfigError,
+  DistanceGoalEnv,
+  State,
+  camera_xml,
+  check_impl,
+  goal_distance,
+  sanitize_action,
+)
 
 import math
 from collections.abc import Mapping
@@ -484,13 +492,7 @@ def quat2mat(q: jax.Array) -> jax.Array:
   )
 
 
-def goal_distance(a: jax.Array, b: jax.Array) -> jax.Array:
-  a = jnp.asarray(a, jnp.float32)
-  b = jnp.asarray(b, jnp.float32)
-  return jnp.linalg.norm(a - b, axis=-1)
-
-
-class FetchEnv(GoalEnv):
+class FetchEnv(DistanceGoalEnv):
   """One of the four Fetch tasks; build it with `mjx_envs.make(task, **overrides)`."""
 
   action_size = 4
@@ -570,16 +572,6 @@ class FetchEnv(GoalEnv):
     """The farthest x the tcp reaches at (y, z) (the sphere's front; the Slide expert's room)."""
     c = self.reach_centre
     return c[0] + jnp.sqrt(jnp.maximum(REACH_RADIUS**2 - (y - c[1]) ** 2 - (z - c[2]) ** 2, 0.0))
-
-  # ---------------------------------------------------------------- goal API
-  def compute_reward(self, achieved_goal, desired_goal, info=None):
-    d = goal_distance(achieved_goal, desired_goal)
-    if self.reward_type == "sparse":
-      return -(d > self.distance_threshold).astype(jnp.float32)
-    return -d
-
-  def is_success(self, achieved_goal, desired_goal):
-    return (goal_distance(achieved_goal, desired_goal) < self.distance_threshold).astype(jnp.float32)
 
   # ---------------------------------------------------------------- sampling
   def sample_object_xy(self, key):
@@ -677,11 +669,7 @@ class FetchEnv(GoalEnv):
     data = self.make_data()
     data = data.replace(qpos=qpos, mocap_pos=mocap_pos, ctrl=jnp.zeros(self.mj_model.nu, jnp.float32))
     data = self.reset_forward(data)
-    obs = self._obs(data, goal)
-    zero = jnp.zeros((), jnp.float32)
-    metrics = {"is_success": self.is_success(obs["achieved_goal"], goal), "bad_action": zero}
-    info = {"goal": goal, "diverged": zero}
-    return State(pipeline_state=data, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
+    return self.start_state(data, self._obs(data, goal), goal)
 
   def step(self, state: State, action: jax.Array) -> State:
     action, bad = sanitize_action(action)
@@ -707,15 +695,7 @@ class FetchEnv(GoalEnv):
       # only, their velocities stay). The observation reads qpos, and the next step recomputes every
       # derived field from it, so no forward pass is needed here (the reference runs one).
       d = d.replace(qpos=d.qpos.at[jnp.array(g.finger_qpos)].set(0.0))
-    diverged = self.diverged(d)
-    obs = self._obs(d, goal)
-    obs = jax.tree.map(lambda x: jnp.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0), obs)
-    reward = self.compute_reward(obs["achieved_goal"], obs["desired_goal"], {})
-    metrics = {"is_success": self.is_success(obs["achieved_goal"], obs["desired_goal"]), "bad_action": bad}
-    info = {**state.info, "diverged": diverged.astype(jnp.float32)}
-    return state.replace(
-      pipeline_state=d, obs=obs, reward=reward, done=jnp.zeros((), jnp.float32), metrics=metrics, info=info
-    )
+    return self.next_state(state, d, self._obs(d, goal), bad)
 
   @property
   def observation_size(self):

@@ -1,0 +1,24 @@
+"""The Shadow Dexterous Hand tasks of the multi-goal benchmark (gymnasium-robotics 1.4.2's physics).
+
+So far: the hand's model (`mjx_envs/hand/model.py`: our MJCF from the reference's numbers, with its
+deliberate differences and their measured effects) and `HandReach` (`mjx_envs/hand/reach.py`: semantics,
+differences, parity figures); the scripted expert in `mjx_envs/hand/scripted.py`.
+
+    env = mjx_envs.make("HandReach", reward_type="dense")
+"""
+
+from mjx_envs import registry
+from mjx_envs.hand.reach import HandReachEnv, default_config
+from mjx_envs.hand.scripted import scripted_controller
+
+TASKS = ("HandReach",)
+
+
+def _register_all():
+  if "HandReach" not in registry.registered():
+    registry.register("HandReach", HandReachEnv, default_config)
+
+
+_register_all()
+
+__all__ = ["HandReachEnv", "TASKS", "default_config", "scripted_controller"]

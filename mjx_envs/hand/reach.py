@@ -1,0 +1,248 @@
+"""HandReach: the Shadow hand's five fingertips to goal positions (gymnasium-robotics 1.4.2's HandReach-v3).
+
+Semantics (the reference's, tests/fixtures/hand_reference.*):
+- Every episode starts from the same state: the reference's initial joint positions (INITIAL_QPOS), at
+  rest, controls 0 until the first step.
+- The goal [15] is five fingertip positions: with probability 0.1 the initial ones; otherwise the thumb
+  and one of the four fingers (uniform) are sent to a meeting point above the palm (the palm's initial
+  position + (0, -0.09, 0.05) + N(0, 0.005^2) per axis), each 5 mm short of it on its own side; the
+  other three fingertips keep their initial positions.
+- Action [20] in [-1, 1]: absolute joint targets of the 20 position servos, the control range's centre
+  + a * its half width (`relative_control=True`: centred on the current joint position instead, J1's
+  centre being J1 + J0 as the reference's).
+- Observation [63]: joint positions [24], joint velocities [24], fingertip positions [15] (sites
+  fftip, mftip, rftip, lftip, thtip); achieved_goal [15] the fingertip positions, desired_goal [15].
+- Reward: d = the Euclidean norm of the whole 15-D difference (the reference's `goal_distance`, not a
+  mean over the fingertips); sparse -(d > 0.01), dense -d; success d < 0.01. 0.002 s x 20 substeps
+  (25 Hz), 50-step episodes, no termination.
+
+Deliberate differences (model: mjx_envs/hand/model.py's docstring; each effect measured against the
+reference's recorded trajectories, tests/mjx_envs/test_hand.py):
+- The fingertips after a step are read from the step's last forward pass, as the reference reads them
+  (one substep behind the joint positions), under "c" and "jax" alike.
+- Observations are float32 (the reference: float64); rewards are computed in float32.
+- MuJoCo 4.0.0 (C) / MJX 3.x against the reference's 3.3.7, and the model differences listed in
+  model.py. Measured: see PARITY below.
+"""
+
+from __future__ import annotations
+
+from mjx_envs.core import ConfigError, DistanceGoalEnv, State, check_impl, sanitize_action
+from mjx_envs.hand import model as hand_model
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import mujoco
+import numpy as np
+from mujoco import mjx
+
+# The reference's DEFAULT_INITIAL_QPOS (gymnasium_robotics/envs/shadow_dexterous_hand/reach.py), in JOINTS
+# order.
+INITIAL_QPOS = (
+  -0.16514339750464327,
+  -0.31973286565062153,
+  0.14340512546557435,
+  0.32028208333591573,
+  0.7126053607727917,
+  0.6705281001412586,
+  0.000246444303701037,
+  0.3152655251085491,
+  0.7659800313729842,
+  0.7323156897425923,
+  0.00038520700007378114,
+  0.36743546201985233,
+  0.7119514095008576,
+  0.6699446327514138,
+  0.0525442258033891,
+  -0.13615534724474673,
+  0.39872030433433003,
+  0.7415570009679252,
+  0.704096378652974,
+  0.003673823825070126,
+  0.5506291436028695,
+  -0.014515151997119306,
+  -0.0015229223564485414,
+  -0.7894883021600622,
+)
+MEETING_OFFSET = (0.0, -0.09, 0.05)  # meeting point above the palm's initial position
+MEETING_NOISE = 0.005  # std of the meeting point's Gaussian jitter, per axis
+MEETING_GAP = 0.005  # each of the two fingertips stops this far short of the meeting point
+P_INITIAL_GOAL = 0.1  # probability that the goal is the initial fingertip positions
+THUMB = 4  # index of the thumb's tip among FINGERTIPS
+
+
+def default_config() -> dict[str, Any]:
+  """Every config key of HandReach and its default (the reference's HandReach-v3)."""
+  return {
+    "reward_type": "sparse",  # 'sparse' (-(d > threshold)) or 'dense' (-d)
+    "distance_threshold": 0.01,  # metres, on the norm of the 15-D difference
+    "episode_length": 50,  # control steps (read by the wrappers)
+    "relative_control": False,  # servo targets relative to the current joint positions
+    "sim_dt": 0.002,  # MuJoCo timestep (s); dt = sim_dt * n_substeps = 0.04 s
+    "n_substeps": 20,
+    "iterations": 20,  # Newton solver iterations (the reference's)
+    "ls_iterations": 50,  # line-search iterations (MuJoCo's default, the reference's)
+    "cone": "pyramidal",  # friction cone (the reference's; the pairs are frictionless anyway)
+    "impl": "auto",  # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax" or "warp"
+    "warp_max_envs": None,  # impl="warp": the most envs in one batch (None: 1024)
+  }
+
+
+def validate_config(cfg) -> None:
+  """Raises ConfigError naming the key for an invalid value."""
+  name = "HandReach"
+  if cfg["reward_type"] not in ("sparse", "dense"):
+    raise ConfigError(f"{name}: config 'reward_type' must be 'sparse' or 'dense', got {cfg['reward_type']!r}")
+  for key, low, high in (("distance_threshold", 0.0, 1.0), ("sim_dt", 0.0, 0.04)):
+    v = cfg[key]
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and low < v <= high
+    if not ok:
+      raise ConfigError(f"{name}: config {key!r} must be a number in ({low}, {high}], got {v!r}")
+  for key in ("episode_length", "n_substeps", "iterations", "ls_iterations"):
+    v = cfg[key]
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+      raise ConfigError(f"{name}: config {key!r} must be an integer >= 1, got {v!r}")
+  if not isinstance(cfg["relative_control"], (bool, np.bool_)):
+    raise ConfigError(
+      f"{name}: config 'relative_control' must be True or False, got {cfg['relative_control']!r}"
+    )
+  if cfg["cone"] not in ("pyramidal", "elliptic"):
+    raise ConfigError(f"{name}: config 'cone' must be 'pyramidal' or 'elliptic', got {cfg['cone']!r}")
+  try:
+    check_impl(cfg["impl"])
+  except ConfigError as e:
+    raise ConfigError(f"{name}: config 'impl': {e}") from None
+
+
+class HandReachEnv(DistanceGoalEnv):
+  """HandReach; build it with `mjx_envs.make("HandReach", **overrides)`. Reward and success: the
+  Euclidean distance of the whole 15-D goals (`core.goal_distance`; DistanceGoalEnv)."""
+
+  action_size = 20
+  task = "HandReach"
+
+  def __init__(self, **config):
+    cfg = {**default_config(), **config}
+    unknown = sorted(set(cfg) - set(default_config()))
+    if unknown:
+      raise ConfigError(f"HandReach: unknown config key(s) {unknown}")
+    validate_config(cfg)
+    self.config = dict(cfg)
+    self.reward_type = cfg["reward_type"]
+    self.distance_threshold = float(cfg["distance_threshold"])
+    self.episode_length = int(cfg["episode_length"])
+    self.relative_control = bool(cfg["relative_control"])
+    self.xml = hand_model.scene_xml(
+      "HandReach",
+      sim_dt=float(cfg["sim_dt"]),
+      iterations=int(cfg["iterations"]),
+      ls_iterations=int(cfg["ls_iterations"]),
+      cone=cfg["cone"],
+    )
+    # The observation reads joint positions, velocities and fingertip sites only.
+    fields = ("site_xpos",)
+    super().__init__(
+      mujoco.MjModel.from_xml_string(self.xml),
+      int(cfg["n_substeps"]),
+      impl=cfg["impl"],
+      warp_max_envs=cfg["warp_max_envs"],
+      c_fields=fields,
+    )
+    m = self.mj_model
+    self._tips = np.array([m.site(s).id for s in hand_model.FINGERTIPS])
+    self._qpos_idx = np.array([m.joint(j).qposadr[0] for j in hand_model.JOINTS])
+    self._qvel_idx = np.array([m.joint(j).dofadr[0] for j in hand_model.JOINTS])
+    act_joints = [m.joint(m.actuator_trnid[i, 0]).name for i in range(m.nu)]
+    self._act_qpos = np.array([m.joint(j).qposadr[0] for j in act_joints])
+    # Relative control: J1's centre is J1 + J0 (the reference's `_set_action`); -1 where nothing is added.
+    self._act_coupled = np.array(
+      [
+        m.joint(j.replace("J1", "J0")).qposadr[0] if j in ("FFJ1", "MFJ1", "RFJ1", "LFJ1") else -1
+        for j in act_joints
+      ]
+    )
+    lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
+    self._ctrl_lo, self._ctrl_hi = lo.astype(np.float32), hi.astype(np.float32)
+    self._ctrl_centre = ((lo + hi) / 2).astype(np.float32)
+    self._ctrl_half = ((hi - lo) / 2).astype(np.float32)
+
+    qpos0 = np.array(m.qpos0, np.float64)
+    qpos0[self._qpos_idx] = INITIAL_QPOS
+    self._qpos0 = qpos0.astype(np.float32)
+    # The initial fingertips and palm, in float64 from C MuJoCo (the reference's `initial_goal` and
+    # `palm_xpos`, read after its mj_forward of the initial state).
+    d = mujoco.MjData(m)
+    d.qpos[:] = qpos0
+    mujoco.mj_kinematics(m, d)
+    self.initial_goal = np.array(d.site_xpos[self._tips], np.float64).reshape(-1)
+    self.palm_xpos = np.array(d.xpos[m.body("palm").id], np.float64)
+
+  # ---------------------------------------------------------------- sampling
+  def sample_goal(self, key: jax.Array) -> jax.Array:
+    """The reference's `_sample_goal`: [15] fingertip positions (see the module docstring)."""
+    k_finger, k_noise, k_initial = jax.random.split(key, 3)
+    initial = jnp.asarray(self.initial_goal, jnp.float32).reshape(5, 3)
+    finger = jax.random.randint(k_finger, (), 0, THUMB)  # one of the four fingers
+    meeting = jnp.asarray(self.palm_xpos + np.asarray(MEETING_OFFSET), jnp.float32)
+    meeting = meeting + MEETING_NOISE * jax.random.normal(k_noise, (3,))
+    away = meeting - initial  # [5, 3]; each tip stops MEETING_GAP short, on its own side
+    away = away / jnp.linalg.norm(away, axis=-1, keepdims=True)
+    moved = meeting - MEETING_GAP * away
+    sent = (jnp.arange(5) == THUMB) | (jnp.arange(5) == finger)
+    goal = jnp.where(sent[:, None], moved, initial)
+    goal = jnp.where(jax.random.uniform(k_initial) < P_INITIAL_GOAL, initial, goal)
+    return goal.reshape(-1)
+
+  # ---------------------------------------------------------------- observations
+  def _obs(self, d: mjx.Data, goal: jax.Array):
+    tips = d.site_xpos[self._tips].reshape(-1)
+    observation = jnp.concatenate([d.qpos[self._qpos_idx], d.qvel[self._qvel_idx], tips])
+    return {
+      "observation": observation.astype(jnp.float32),
+      "achieved_goal": tips.astype(jnp.float32),
+      "desired_goal": goal.astype(jnp.float32),
+    }
+
+  # ---------------------------------------------------------------- reset / step
+  def reset(self, rng: jax.Array) -> State:
+    return self.reset_to(self.sample_goal(rng))
+
+  def reset_to(self, goal: jax.Array, qpos: jax.Array | None = None) -> State:
+    """The start state with a given goal [15] (and joint positions [24] in JOINTS order; default the
+    reference's initial ones), at rest: e.g. to replay a reference episode."""
+    goal = jnp.asarray(goal, jnp.float32)
+    if goal.shape != (15,):
+      raise ValueError(f"HandReach: goal must have shape (15,), got {goal.shape}")
+    full = jnp.asarray(self._qpos0)
+    if qpos is not None:
+      qpos = jnp.asarray(qpos, jnp.float32)
+      if qpos.shape != (24,):
+        raise ValueError(f"HandReach: qpos must have shape (24,), got {qpos.shape}")
+      full = full.at[self._qpos_idx].set(qpos)
+    data = self.make_data()
+    data = data.replace(qpos=full, ctrl=jnp.zeros(self.mj_model.nu, jnp.float32))
+    data = self.reset_forward(data)
+    return self.start_state(data, self._obs(data, goal), goal)
+
+  def ctrl_for(self, qpos: jax.Array, action: jax.Array) -> jax.Array:
+    """Servo targets [20] for a clean action [20] in the state with joint positions `qpos` (full qpos)."""
+    if self.relative_control:
+      coupled = jnp.where(self._act_coupled >= 0, qpos[jnp.maximum(self._act_coupled, 0)], 0.0)
+      centre = qpos[self._act_qpos] + coupled
+    else:
+      centre = jnp.asarray(self._ctrl_centre)
+    ctrl = centre + action * jnp.asarray(self._ctrl_half)
+    return jnp.clip(ctrl, self._ctrl_lo, self._ctrl_hi).astype(jnp.float32)
+
+  def step(self, state: State, action: jax.Array) -> State:
+    action, bad = sanitize_action(action)
+    d = state.pipeline_state
+    d = self.physics_step(d, ctrl=self.ctrl_for(d.qpos, action))
+    return self.next_state(state, d, self._obs(d, state.info["goal"]), bad)
+
+  @property
+  def observation_size(self):
+    return {"observation": (63,), "achieved_goal": (15,), "desired_goal": (15,)}
