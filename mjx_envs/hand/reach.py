@@ -16,13 +16,34 @@ Semantics (the reference's, tests/fixtures/hand_reference.*):
   mean over the fingertips); sparse -(d > 0.01), dense -d; success d < 0.01. 0.002 s x 20 substeps
   (25 Hz), 50-step episodes, no termination.
 
-Deliberate differences (model: mjx_envs/hand/model.py's docstring; each effect measured against the
-reference's recorded trajectories, tests/mjx_envs/test_hand.py):
+Parity with the reference (tests/mjx_envs/test_hand.py; fixture by scripts/make_hand_reference.py),
+measured 2026-11-26:
+- Model facts: every joint's range, axis, damping, armature, friction loss and margin, every body's mass,
+  inertia and centre of mass, every actuator's joint, kp, control and force range, the collision
+  primitives' sizes and the solver options equal the reference's; the initial fingertips and palm agree
+  to 5e-11 m.
+- Resets: the observation equals the reference's to 4e-8; goals follow the same rule (the thumb and
+  exactly one finger move, or none; the initial-goal share, each finger's share, the thumb-partner gap
+  and the thumb goal's mean and spread agree within sampling noise of 2000 against 200 draws).
+- Dynamics, C backend (mujoco 4.0.0 against the reference's 3.3.7), 10 open-loop sequences x 25 steps
+  from the reset state (zero, four constant random, three smooth random, all +1, all -1, with up to 3
+  finger contacts): joint positions within 5.2e-6 rad, fingertips within 4.1e-7 m, joint velocities
+  within 1.1e-4 rad/s, every reward equal.
+- MJX-JAX against the C backend (4 worlds x 10 random-action steps): fingertips within 4.9e-5 m,
+  observation entries within 0.014 (joint velocities). On the fixture's sequences MJX-JAX's joints
+  differ from the reference's by up to 0.042 rad (fingertips 4.2 mm) while fingers press into each
+  other (the all-+1 fist; MJX's capsule contacts), 5e-4 rad elsewhere, and converge again by step 25.
+
+Deliberate differences (each effect measured as above):
+- The model's (mjx_envs/hand/model.py's docstring): no meshes, 4 of the 44 tendons (the 40 dropped are
+  never active), no floor contact, no sensors. Their measured effect is the dynamics parity above.
+- Relative control (`relative_control=True`) follows the reference's documented rule, but cannot be
+  compared: 1.4.2's MuJoCo-bindings `_set_action` calls mujoco-py's `data.get_joint_qpos` and fails
+  (recorded in the fixture's JSON, `relative_control_error`).
+- Observations are float32 (the reference: float64); rewards and success are computed in float32 (equal
+  on the fixture's 256 pairs, edge distances 0.0099-0.0101 and one pair exactly at 0.01 included).
 - The fingertips after a step are read from the step's last forward pass, as the reference reads them
   (one substep behind the joint positions), under "c" and "jax" alike.
-- Observations are float32 (the reference: float64); rewards are computed in float32.
-- MuJoCo 4.0.0 (C) / MJX 3.x against the reference's 3.3.7, and the model differences listed in
-  model.py. Measured: see PARITY below.
 """
 
 from __future__ import annotations
