@@ -20,6 +20,7 @@ from mjx_envs.blocks.env import BlocksEnv
 from mjx_envs.blocks.scene import BLOCK_HALF, COLORS, face_markers
 from mjx_envs.core import GoalEnv, MjxEnv, State
 from mjx_envs.fetch.env import FetchEnv
+from mjx_envs.hand.reach import HandReachEnv
 
 import copy
 import importlib
@@ -39,6 +40,7 @@ GHOST_ALPHA = 0.3
 GHOST_SCALE = 1.2
 GHOST_FACE_ALPHA = 0.8  # the flip labels must read through the block they overlap
 _FETCH_GHOST_RGB = (0.1, 0.8, 0.2)
+_HAND_GHOST_RGB = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (1, 0, 1))  # ff, mf, rf, lf, th
 
 
 def render(
@@ -269,6 +271,10 @@ def _ghosts(env: MjxEnv, goal: np.ndarray):
         rot = mat.reshape(3, 3)
         for offset, size, rgb in face_markers(GHOST_SCALE * BLOCK_HALF):
           out.append((mujoco.mjtGeom.mjGEOM_BOX, size, pos + rot @ offset, mat, (*rgb, GHOST_FACE_ALPHA)))
+  elif isinstance(env, HandReachEnv):  # each fingertip's goal, as the reference's target sites
+    for i, rgb in enumerate(_HAND_GHOST_RGB):
+      pos = goal[3 * i : 3 * i + 3].astype(np.float64)
+      out.append((mujoco.mjtGeom.mjGEOM_SPHERE, [0.005] * 3, pos, np.eye(3).ravel(), (*rgb, 0.8)))
   elif isinstance(env, FetchEnv):  # the success region around the target
     out.append(
       (

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 from mjx_envs.core import camera_xml
 
-import math
-
 # Joint names in the model's (and the observation's) order: wrist, fore-, middle, ring, little finger,
 # thumb. Each finger's J0 (distal) follows its J1 through a tendon; the thumb's joints are all actuated.
 JOINTS = (
@@ -252,9 +250,8 @@ def scene_xml(
 ) -> str:
   """A whole model: the hand on its mount above a (non-colliding) floor, a light and a camera, with the
   reference's solver settings (0.002 s, Newton, 20 iterations, pyramidal cones, Euler) by default."""
-  # A camera looking at the palm from the side the fingers curl to.
-  eye = (1.0 + 0.32 * math.sin(math.radians(35)), 1.35 - 0.32 * math.cos(math.radians(35)), 0.35)
-  look = (1.0, 0.95, 0.17)
+  # A camera in front of the fingertips, above the side the fingers curl to, looking at the palm.
+  eye, look = (1.22, 0.72, 0.36), (1.0, 0.9, 0.16)
   return f"""
 <mujoco model="{model_name}">
   <compiler angle="radian" autolimits="true"/>

@@ -263,3 +263,12 @@ def test_scripted_expert():
   env = mjx_envs.make("HandReach", impl="c")
   rate = scripted.success_rate(env, scripted_controller(env), jax.random.PRNGKey(3), 20)
   assert rate >= 0.7, rate
+
+
+def test_render_draws_fingertip_goals(env):
+  from mjx_envs import render  # pylint: disable=import-outside-toplevel
+
+  state = env.reset(jax.random.PRNGKey(3))
+  with_goals = render.render(env, state, width=160, height=120)
+  assert with_goals.shape == (120, 160, 3)
+  assert (with_goals != render.render(env, state, width=160, height=120, ghosts=False)).any()
