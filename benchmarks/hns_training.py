@@ -1,15 +1,16 @@
 """Hide-and-seek training figures: the random-policy level of each team's reward, the training
 throughput of a config, and a summary of a run directory's emergence.
 
-  python benchmarks/hns_training.py baseline [--episodes 256]         # uniform-random and untrained teams
+  python benchmarks/hns_training.py baseline [--episodes 256] [--config hns_full_cpu]  # random teams' level
   python benchmarks/hns_training.py throughput [--config hns_quadrant_cpu] [--set k=v ...] [--chunks 3]
   python benchmarks/hns_training.py summary RUN_DIR                   # phases seen in metrics.jsonl
 
-`baseline` plays whole quadrant episodes (a) with uniformly random actions for every agent, and (b) with
-the untrained hns_quadrant_cpu policy (agents.mappo.train's evaluation), and prints each team's mean episode
-return: the level the seekers' reward must rise above. `throughput` times compiled train chunks
-(train_many of run.eval_every updates) after a warm-up chunk: world steps/s and agent steps/s (world steps
-x agents). `summary` smooths the evaluation returns (window 5) and reports the first, peak and last levels.
+`baseline` plays whole episodes of the config's game (default the quadrant) (a) with uniformly random
+actions for every agent, and (b) with the config's untrained policy (agents.mappo.train's evaluation), and
+prints each team's mean episode return (the mean over the team's agents present in the episode): the
+level the seekers' reward must rise above. `throughput` times compiled train chunks (train_many of
+run.eval_every updates) after a warm-up chunk: world steps/s and agent steps/s (world steps x agents).
+`summary` smooths the evaluation returns (window 5) and reports the first, peak and last levels.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def _cfg(name, sets=()):
   return experiment.set_dotted(cfg, *sets) if sets else cfg
 
 
-def baseline(episodes: int, seed: int = 0):
-  cfg = _cfg("hns_quadrant_cpu")
+def baseline(episodes: int, seed: int = 0, name: str = "hns_quadrant_cpu"):
+  cfg = _cfg(name)
   env, algo = experiment.build(cfg)
   batched = wrappers.Batch(wrappers.EpisodeStats(wrappers.EpisodeLimit(env, env.episode_length)), episodes)
 
@@ -47,6 +48,9 @@ def baseline(episodes: int, seed: int = 0):
   def random_play(key):
     k0, k1 = jax.random.split(key)
     state = batched.reset(k0)
+    # The episode's agents (the full game draws 1-3 a team): a team's return is its present agents' mean,
+    # as mappo's metrics take it. From the reset, as the last step's auto-reset starts a new episode.
+    on = state.info["agent_on"] > 0  # [E, A]
 
     def body(state, k):
       action = jax.vmap(env.random_action)(jax.random.split(k, episodes))
@@ -55,9 +59,10 @@ def baseline(episodes: int, seed: int = 0):
     state, _ = jax.lax.scan(body, state, jax.random.split(k1, env.episode_length))
     ret = state.metrics["episode_return"]  # [E, A]
     hider = np.asarray(env.hider_flag, bool)
+    team_mean = lambda m: jnp.mean(jnp.sum(ret * m, -1) / jnp.maximum(jnp.sum(m, -1), 1))
     return {
-      "hider_return": jnp.mean(ret[:, hider]),
-      "seeker_return": jnp.mean(ret[:, ~hider]),
+      "hider_return": team_mean(on & hider),
+      "seeker_return": team_mean(on & ~hider),
       "hidden_fraction": jnp.mean(state.metrics["hidden_fraction"]),
     }
 
@@ -68,6 +73,7 @@ def baseline(episodes: int, seed: int = 0):
     jax.jit(lambda p, k: algo.evaluate(p, None, k, episodes))(ts.params, jax.random.PRNGKey(seed + 1))
   )
   out = {
+    "config": name,
     "episodes": episodes,
     "uniform_random": {k: float(v) for k, v in rnd.items()},
     "untrained_policy": {
@@ -143,6 +149,7 @@ def main(argv=None):
   sub = p.add_subparsers(dest="cmd", required=True)
   b = sub.add_parser("baseline")
   b.add_argument("--episodes", type=int, default=256)
+  b.add_argument("--config", default="hns_quadrant_cpu", help="hns_full_cpu: the full game's level")
   tp = sub.add_parser("throughput")
   tp.add_argument("--config", default="hns_quadrant_cpu")
   tp.add_argument("--set", action="append", default=[])
@@ -151,7 +158,7 @@ def main(argv=None):
   s.add_argument("run_dir")
   a = p.parse_args(argv)
   if a.cmd == "baseline":
-    baseline(a.episodes)
+    baseline(a.episodes, name=a.config)
   elif a.cmd == "throughput":
     throughput(a.config, a.set, a.chunks)
   else:
