@@ -11,32 +11,20 @@ and it found 8k and 16k never converged: raise `agent.num_envs` as far as the ca
 building took ~25 M episodes; this config is the GPU command, not a CPU one (`hns_full_cpu` is).
 """
 
+import copy
+import os
+import runpy
+
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
 MEASURED = "not run (needs a GPU); hns_full_cpu is the CPU run"
 
+_QUADRANT = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant.py"))
+
 
 def get_config():
-  return {
-    "env": {"name": "HideAndSeek"},
-    "agent": {
-      "algo": "mappo",
-      "num_envs": 512,
-      "unroll_length": 120,
-      "bptt_length": 10,
-      "num_minibatches": 4,
-      "update_epochs": 4,
-      "total_env_steps": 2_000_000_000,
-      "learning_rate": 3e-4,
-      "gamma": 0.998,
-      "gae_lambda": 0.95,
-      "clip_eps": 0.2,
-      "max_grad_norm": 5.0,
-      "ent_coef": 0.01,
-      "embed": 128,
-      "heads": 4,
-      "head_dim": 32,
-      "dense": 256,
-      "lstm_size": 256,
-    },
-    "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 128},
-  }
+  # hns_quadrant's network and PPO (the paper's); the full game's longer episodes and fewer worlds.
+  cfg = copy.deepcopy(_QUADRANT["get_config"]())
+  cfg["env"] = {"name": "HideAndSeek"}
+  cfg["agent"].update(num_envs=512, unroll_length=120)
+  cfg["run"].update(num_eval_envs=128)
+  return cfg
