@@ -15,6 +15,14 @@ project's venv, whose mujoco is newer):
     /work/mwvenv/bin/pip install "metaworld==3.1.1" packaging     # pulls mujoco 3.3.0, gymnasium 1.x
     MUJOCO_GL=egl /work/mwvenv/bin/python scripts/make_metaworld_reference.py
 
+Other tasks (Meta-World part 2) go into fixtures of their own, one per group of task modules:
+
+    MUJOCO_GL=egl /work/mwvenv/bin/python scripts/make_metaworld_reference.py \
+      --tasks reach-wall-v3,push-wall-v3 --out metaworld_reference_walls
+
+(their benchmark draws come from `metaworld.MT50(seed=SEED)`, reset seeds from the task's MT50 index);
+`tests/mjx_envs/test_metaworld_parity.py` reads every `tests/fixtures/metaworld_reference*.json`.
+
 It runs in about two minutes on one CPU core and is deterministic: the benchmark's tasks come from
 `metaworld.MT10(seed=SEED)`, every other draw from numpy generators with fixed seeds.
 
@@ -71,6 +79,7 @@ Contents, for each MT10 task T (keys prefixed "T/"):
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import warnings
@@ -463,12 +472,41 @@ def hand_motion(mt, task, arrays):
   return list(seqs)
 
 
-def main():
-  mt = metaworld.MT10(seed=SEED)
-  tasks = list(mt.train_classes)
-  assert set(tasks) == set(POLICIES), tasks
+def main(argv=None):
+  p = argparse.ArgumentParser(description="Write a Meta-World parity fixture (see the module docstring).")
+  p.add_argument(
+    "--tasks",
+    default=None,
+    help="comma-separated v3 task names (default: MT10's ten, into metaworld_reference.*); tasks outside "
+    "MT10 come from MT50(seed=SEED) and need --out",
+  )
+  p.add_argument(
+    "--out", default=None, help="fixture base name in tests/fixtures (e.g. metaworld_reference_walls)"
+  )
+  args = p.parse_args(argv)
+  mt10 = metaworld.MT10(seed=SEED)
+  if args.tasks is None:
+    mt, tasks, name = mt10, list(mt10.train_classes), "MT10"
+    assert set(tasks) <= set(POLICIES), tasks
+  else:
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    unknown = [t for t in tasks if t not in POLICIES or t not in READS]
+    if unknown:
+      raise SystemExit(f"no POLICIES / READS entry for {unknown}: add them first")
+    if set(tasks) <= set(mt10.train_classes):
+      mt, name = mt10, "MT10"
+    else:
+      mt, name = metaworld.MT50(seed=SEED), "MT50"
+    if args.out is None and (name != "MT10" or set(tasks) != set(mt10.train_classes)):
+      raise SystemExit("--out is required with --tasks (the MT10 fixture keeps its name)")
+  npz_path, json_path = NPZ_PATH, JSON_PATH
+  if args.out:
+    npz_path = os.path.join(OUT_DIR, args.out + ".npz")
+    json_path = os.path.join(OUT_DIR, args.out + ".json")
+  order = list(mt.train_classes)
   arrays, meta = {}, {"tasks": {}}
-  for k, task in enumerate(tasks):
+  for task in tasks:
+    k = order.index(task)  # the reset seed's offset: the task's index in the benchmark's order
     print(task, flush=True)
     m = {"reads": READS[task], "constraint": CONSTRAINTS.get(task)}
     reward_records(mt, task, arrays, m)
@@ -480,8 +518,8 @@ def main():
   meta.update(
     {
       "versions": {p: importlib_metadata.version(p) for p in ("metaworld", "mujoco", "gymnasium", "numpy")},
-      "benchmark": f"metaworld.MT10(seed={SEED}); reward_function_version v2 (default)",
-      "mt10_order": tasks,
+      "benchmark": f"metaworld.{name}(seed={SEED}); reward_function_version v2 (default)",
+      "mt10_order" if name == "MT10" else "task_order": tasks,
       "n_records": N_RECORDS,
       "n_resets": N_RESETS,
       "reset_seed": RESET_SEED,
@@ -493,7 +531,7 @@ def main():
         "(get_body_com returns a view): the live pad positions, equal to left_pad / right_pad",
         "reads are recorded after step()'s mj_forward, i.e. as evaluate_state saw them",
         "reset/* come from unfrozen resets (the benchmark's _make_tasks draw), numpy seeded "
-        "with reset_seed + the task's MT10 index",
+        f"with reset_seed + the task's {name} index",
       ],
       "naming_rule": "self._target_pos -> target_pos; self.X -> X; tcp_center; get_body_com(leftpad/rightpad)"
       " -> left_pad/right_pad; get_body_com(B) -> body_com:B; _get_site_pos(S) -> site:S; "
@@ -503,11 +541,11 @@ def main():
     }
   )
   os.makedirs(OUT_DIR, exist_ok=True)
-  np.savez_compressed(NPZ_PATH, **arrays)
-  with open(JSON_PATH, "w") as f:
+  np.savez_compressed(npz_path, **arrays)
+  with open(json_path, "w") as f:
     json.dump(meta, f, indent=1, sort_keys=False)
   print(
-    "wrote", NPZ_PATH, os.path.getsize(NPZ_PATH), "bytes;", JSON_PATH, os.path.getsize(JSON_PATH), "bytes"
+    "wrote", npz_path, os.path.getsize(npz_path), "bytes;", json_path, os.path.getsize(json_path), "bytes"
   )
 
 
