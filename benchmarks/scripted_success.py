@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import mjx_envs
 from mjx_envs import scripted
-from mjx_envs.metaworld.multitask import MT10_TASKS
+from mjx_envs.metaworld import tasks as mw_tasks
 
 import argparse
 import datetime
@@ -45,7 +45,8 @@ TASKS = {
   "BlocksPush-1": ("BlocksPush", {"num_objects": 1}, 150, 0.90),
   "BlocksPickAndPlace-1": ("BlocksPickAndPlace", {"num_objects": 1}, 150, 0.90),
   "BlocksStack-2": ("BlocksStack", {"num_objects": 2}, 250, 0.70),
-  **{f"metaworld/{t}": (f"metaworld/{t}", {}, None, 0.90) for t in MT10_TASKS},
+  # every Meta-World task whose module exists (MT10's ten, then part 2's), the issue's 0.90 bar
+  **{f"metaworld/{t}": (f"metaworld/{t}", {}, None, 0.90) for t in mw_tasks.available()},
   # A regression bar under the measured 0.82 (100 episodes, 2026-11-26); issue 28 asks for 0.95, which
   # the IK expert misses on the ring finger's goals (mjx_envs/hand/scripted.py).
   "HandReach": ("HandReach", {}, None, 0.75),
