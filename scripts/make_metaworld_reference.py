@@ -126,6 +126,15 @@ POLICIES = {
   "peg-insert-side-v3": "SawyerPegInsertionSideV3Policy",
   "window-open-v3": "SawyerWindowOpenV3Policy",
   "window-close-v3": "SawyerWindowCloseV3Policy",
+  # walls group (metaworld_reference_walls)
+  "reach-wall-v3": "SawyerReachWallV3Policy",
+  "push-wall-v3": "SawyerPushWallV3Policy",
+  "pick-place-wall-v3": "SawyerPickPlaceWallV3Policy",
+  "push-back-v3": "SawyerPushBackV3Policy",
+  "plate-slide-v3": "SawyerPlateSlideV3Policy",
+  "plate-slide-back-v3": "SawyerPlateSlideBackV3Policy",
+  "plate-slide-side-v3": "SawyerPlateSlideSideV3Policy",
+  "plate-slide-back-side-v3": "SawyerPlateSlideBackSideV3Policy",
 }
 
 # What each task's reference `compute_reward` / `evaluate_state` (reward version v2) reads beyond the
@@ -186,6 +195,21 @@ READS = {
     "init_tcp",
   ],
 }
+# walls group (metaworld_reference_walls)
+_PUCK_CAGING = ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp"]
+_PLATE = ["tcp_center", "target_pos", "obj_init_pos", "init_tcp"]
+READS.update(
+  {
+    "reach-wall-v3": ["tcp_center", "target_pos", "hand_init_pos"],
+    "push-wall-v3": _PUCK_CAGING + ["touching_main_object"],
+    "pick-place-wall-v3": _PUCK_CAGING + ["touching_main_object"],
+    "push-back-v3": _PUCK_CAGING + ["init_left_pad", "init_right_pad", "touching_main_object"],
+    "plate-slide-v3": _PLATE,
+    "plate-slide-back-v3": _PLATE,
+    "plate-slide-side-v3": _PLATE,
+    "plate-slide-back-side-v3": _PLATE,
+  }
+)
 # Recorded for every task where the attribute exists (a superset of READS: a module may read these).
 EXTRA_ATTRS = (
   "obj_init_pos",
@@ -229,6 +253,22 @@ EXTRA_BODIES = {
   "peg-insert-side-v3": ["body_com:peg"],
   "door-open-v3": ["geom_xpos:handle"],
 }
+# walls group: the puck's body com; the plate's slide joints and the goal cage's frame
+EXTRA_BODIES.update(
+  {t: ["body_com:obj"] for t in ("reach-wall-v3", "push-wall-v3", "pick-place-wall-v3", "push-back-v3")}
+)
+EXTRA_BODIES.update(
+  {
+    t: ["body_xpos:puck_goal"]
+    for t in ("plate-slide-v3", "plate-slide-back-v3", "plate-slide-side-v3", "plate-slide-back-side-v3")
+  }
+)
+EXTRA_JOINTS.update(
+  {
+    t: ["qpos:goal_slidex", "qpos:goal_slidey"]
+    for t in ("plate-slide-v3", "plate-slide-back-v3", "plate-slide-side-v3", "plate-slide-back-side-v3")
+  }
+)
 # The reference's rejection rule on a drawn rand_vec (reset_model's `while` loops), as data.
 CONSTRAINTS = {
   "reach-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
@@ -236,6 +276,12 @@ CONSTRAINTS = {
   "pick-place-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
   "peg-insert-side-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.1},
 }
+CONSTRAINTS.update(  # walls group
+  {
+    t: {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15}
+    for t in ("reach-wall-v3", "push-wall-v3", "pick-place-wall-v3", "push-back-v3")
+  }
+)
 
 
 def motion_sequences():
