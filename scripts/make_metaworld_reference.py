@@ -269,6 +269,50 @@ EXTRA_JOINTS.update(
     for t in ("plate-slide-v3", "plate-slide-back-v3", "plate-slide-side-v3", "plate-slide-back-side-v3")
   }
 )
+# press group (metaworld_reference_press): the button boxes, the doors and locks, the handle-press boxes
+_BUTTON = ["tcp_center", "init_tcp", "target_pos", "_obj_to_target_init"]
+_HANDLE_PRESS = ["site:handleStart", "tcp_center", "target_pos", "_handle_init_pos", "init_tcp"]
+_HANDLE_PULL = ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp"]
+_PRESS_GROUP = {
+  # task: (policy, reads, extra recorded reads)
+  "button-press-v3": ("SawyerButtonPressV3Policy", _BUTTON, ["body_com:button", "site:hole"]),
+  "button-press-wall-v3": ("SawyerButtonPressWallV3Policy", _BUTTON, ["body_com:button", "site:hole"]),
+  "button-press-topdown-wall-v3": (
+    "SawyerButtonPressTopdownWallV3Policy",
+    _BUTTON,
+    ["body_com:button", "site:hole"],
+  ),
+  "door-close-v3": (
+    "SawyerDoorCloseV3Policy",
+    ["tcp_center", "target_pos", "obj_init_pos", "hand_init_pos"],
+    ["geom_xpos:handle"],
+  ),
+  "door-lock-v3": (
+    "SawyerDoorLockV3Policy",
+    ["left_pad", "init_left_pad", "target_pos"],
+    ["body_xpos:lock_link", "site:lockStartLock"],
+  ),
+  "door-unlock-v3": (
+    "SawyerDoorUnlockV3Policy",
+    ["init_tcp", "obj_init_pos", "target_pos"],
+    ["body_xpos:lock_link", "site:lockStartUnlock"],
+  ),
+  "handle-press-v3": ("SawyerHandlePressV3Policy", _HANDLE_PRESS, ["site:handleRight", "site:handleCenter"]),
+  "handle-press-side-v3": (
+    "SawyerHandlePressSideV3Policy",
+    _HANDLE_PRESS,
+    ["site:handleRight", "site:handleCenter"],
+  ),
+  "handle-pull-v3": ("SawyerHandlePullV3Policy", _HANDLE_PULL, ["site:handleStart", "site:handleCenter"]),
+  "handle-pull-side-v3": (
+    "SawyerHandlePullSideV3Policy",
+    _HANDLE_PULL,
+    ["site:handleStart", "site:handleRight"],
+  ),
+}
+POLICIES.update({t: p for t, (p, _, _) in _PRESS_GROUP.items()})
+READS.update({t: list(r) for t, (_, r, _) in _PRESS_GROUP.items()})
+EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _PRESS_GROUP.items()})
 # The reference's rejection rule on a drawn rand_vec (reset_model's `while` loops), as data.
 CONSTRAINTS = {
   "reach-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},
