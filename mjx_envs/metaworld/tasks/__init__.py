@@ -24,6 +24,7 @@ MT10 = tuple(MODULES)  # (taken before the part-2 tasks below are added)
 MODULES.update(
   {
     # Meta-World part 2 (issue 27): one line per task, "<task>-v3": "<module>"
+    "button-press-wall-v3": "button_press_wall",
     "button-press-v3": "button_press",
   }
 )

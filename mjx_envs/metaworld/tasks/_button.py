@@ -103,6 +103,24 @@ def box_xml(euler_x: float, pos: str = "0 0.85 0.12") -> str:
 
 READS = ("tcp_center", "init_tcp", "target_pos", "_obj_to_target_init")
 
+# The wall of the button tasks' wall variants (`objects/assets/wall.xml` in `sawyer_button_press_wall.xml`
+# and `sawyer_button_press_topdown_wall.xml`): body `wall` at (0.1, y, 0) (y 0.6 facing the robot, 0.7
+# topdown), fixed; a box of half-sizes (0.1, 0.01, 0.075) at (0, 0, 0.075): the visible one collides with
+# nothing (class `wall_base`), the group-4 `wall_col` one has contype 0, conaffinity 1, condim 3, solref
+# 0.01 1, solimp 0.99 0.99 0.01. Here: that one box, as the reference's collision box (not the other
+# group's wall, tasks/_wall.py, which has other sizes and places).
+WALL_HALF = (0.1, 0.01, 0.075)
+WALL_TOP = 2 * WALL_HALF[2]  # 0.15
+
+
+def wall_xml(y: float) -> str:
+  return f"""
+    <body name="wall" pos="0.1 {y} 0">
+      <geom name="wall" type="box" pos="0 0 {WALL_HALF[2]}" size="{WALL_HALF[0]} {WALL_HALF[1]} {WALL_HALF[2]}"
+            contype="0" conaffinity="1" condim="3" solref="0.01 1" solimp="0.99 0.99 0.01"
+            rgba="0.65 0.3 0.25 1"/>
+    </body>"""
+
 
 class ButtonBox:
   """One mounting of the box: rotated `euler_x` about x, pressed along world `axis` (1: y, 2: z), the
