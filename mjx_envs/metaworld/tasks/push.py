@@ -165,8 +165,11 @@ def reads(env, d, ctx):
   return {"touching_main_object": touching(env, d, "objGeom")}
 
 
-def reward(obs, action, reads):
-  obj, opened = obs[..., 4:7], obs[..., 3]
+def puck_terms(obs, action, reads, high_density=True):
+  """The puck tasks' terms: |tcp - obj|, |obj - target|, in_place = tolerance(|obj - target|, (0, 0.05),
+  margin |obj_init - target|, long_tail) and the base `_gripper_caging_reward` (obj_radius 0.015,
+  pad_success_thresh 0.05, object_reach_radius 0.01, xz_thresh 0.005, `high_density` as given)."""
+  obj = obs[..., 4:7]
   tcp, target, init = reads["tcp_center"], reads["target_pos"], reads["obj_init_pos"]
   tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
   target_to_obj = jnp.linalg.norm(obj - target, axis=-1)
@@ -184,8 +187,14 @@ def reward(obs, action, reads):
     pad_success_thresh=0.05,
     object_reach_radius=0.01,
     xz_thresh=0.005,
-    high_density=True,
+    high_density=high_density,
   )
+  return tcp_to_obj, target_to_obj, in_place, grasped
+
+
+def reward(obs, action, reads):
+  obj, opened, init = obs[..., 4:7], obs[..., 3], reads["obj_init_pos"]
+  tcp_to_obj, target_to_obj, in_place, grasped = puck_terms(obs, action, reads)
   rew = 2 * grasped
   rew = jnp.where((tcp_to_obj < 0.02) & (opened > 0), 2 * rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(target_to_obj < TARGET_RADIUS, 10.0, rew)
@@ -216,16 +225,22 @@ def scripted(obs):
   - tcp at the puck: close (effort 1); once the gripper has closed on it (opening < 0.8), move the
     hand towards the goal, the tcp at the goal's height (the goal is on the table; success is 3-D).
   """
-  hand, opening, obj, goal = obs[..., 0:3], obs[..., 3:4], obs[..., 4:7], obs[..., 36:39]
+  goal = obs[..., 36:39]
+  return grip_then(obs, goal + jnp.array([0.0, 0.0, 0.045]))
+
+
+def grip_then(obs, carry_to):
+  """The puck controllers' grip (push-v3's phases above): go above the puck, descend, close on it; once
+  it is held, move the hand towards `carry_to` [..., 3] (a hand position), still closing."""
+  hand, opening, obj = obs[..., 0:3], obs[..., 3:4], obs[..., 4:7]
   tcp = hand - jnp.array([0.0, 0.0, 0.045])
   xy_err = jnp.linalg.norm(hand[..., :2] - obj[..., :2], axis=-1, keepdims=True)
   z_err = jnp.abs(tcp[..., 2:3] - obj[..., 2:3])
   held = (jnp.linalg.norm(tcp - obj, axis=-1, keepdims=True) < 0.03) & (opening < 0.8)
   above = obj + jnp.array([0.0, 0.0, 0.045 + 0.08])
   down = obj + jnp.array([0.0, 0.0, 0.045])
-  to_goal = goal + jnp.array([0.0, 0.0, 0.045])
   at_obj = (xy_err < 0.02) & (z_err < 0.012)
-  to = jnp.where(held, to_goal, jnp.where(xy_err > 0.02, above, jnp.where(at_obj, hand, down)))
+  to = jnp.where(held, carry_to, jnp.where(xy_err > 0.02, above, jnp.where(at_obj, hand, down)))
   # Keep the hand over the puck while it descends: the xy target is the puck's until it is held.
   delta = move(hand, to, 25.0)
   grip = jnp.where(held | at_obj, 1.0, -1.0)

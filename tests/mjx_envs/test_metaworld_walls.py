@@ -1,0 +1,43 @@
+"""Meta-World part 2, the walls group (reach-wall, push-wall, pick-place-wall, push-back, plate-slide and its
+three variants): every task's scripted controller in ONE batched rollout (`MultiTask`, C backend), at a
+small count; the 90% bar over 100 episodes is `benchmarks/scripted_success.py`'s. Reward, reset and pose
+parity with the reference: tests/mjx_envs/test_metaworld_parity.py (fixture metaworld_reference_walls)."""
+
+import mjx_envs
+from mjx_envs.metaworld import scripted_policy
+from mjx_envs.metaworld import tasks as mw_tasks
+from mjx_envs.metaworld.multitask import MultiTask
+from mjx_envs.metaworld.sawyer import INFO_KEYS
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+WALLS = ("reach-wall-v3", "push-wall-v3", "pick-place-wall-v3")
+N = 8  # scripted episodes per task
+STEPS = 300  # every controller's successes come before step 250 (benchmark: 500-step episodes)
+BAR = 0.75  # per task at N episodes
+
+
+def test_walls_scripted_controllers_succeed_in_one_batch():
+  assert set(WALLS) <= set(mw_tasks.available())
+  mt = MultiTask([mjx_envs.make(f"metaworld/{t}") for t in WALLS], WALLS, envs_per_task=N)
+  ctrls = [scripted_policy(t) for t in WALLS]
+
+  @jax.jit
+  def run(key):
+    def body(s, _):
+      acts = jnp.concatenate([c(o) for c, o in zip(ctrls, mt.split(s.obs[:, :39]))], 0)
+      s = mt.step(s, acts)
+      return s, s.reward
+
+    return jax.lax.scan(body, mt.reset(key), (), STEPS)
+
+  s, rew = run(jax.random.PRNGKey(3))
+  rew = np.asarray(rew)
+  assert np.all(np.isfinite(rew)) and np.all((rew >= 0) & (rew <= 10))
+  assert set(INFO_KEYS) <= set(s.info)
+  ok = np.asarray(mt.split(s.metrics["is_success"]))
+  rates = dict(zip(WALLS, ok.mean(-1)))
+  print(f"walls scripted success ({N} episodes of {STEPS} steps):", rates)
+  assert all(r >= BAR for r in rates.values()), rates
