@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-WALLS = ("reach-wall-v3", "push-wall-v3", "pick-place-wall-v3")
+WALLS = ("reach-wall-v3", "push-wall-v3", "pick-place-wall-v3", "push-back-v3")
 N = 8  # scripted episodes per task
 STEPS = 300  # every controller's successes come before step 250 (benchmark: 500-step episodes)
 BAR = 0.75  # per task at N episodes

@@ -29,6 +29,7 @@ MODULES.update(
     "reach-wall-v3": "reach_wall",
     "push-wall-v3": "push_wall",
     "pick-place-wall-v3": "pick_place_wall",
+    "push-back-v3": "push_back",
   }
 )
 

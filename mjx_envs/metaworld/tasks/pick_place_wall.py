@@ -35,7 +35,6 @@ from mjx_envs.metaworld.tasks.push_wall import (
   TARGET_RADIUS,
   over_the_wall,
   puck_wall_task,
-  wall_info,
   wall_terms,
 )
 
@@ -57,7 +56,7 @@ def reward(obs, action, reads):
     lifted, jnp.where(obj[..., 1] > 0.75, both + 5.0 + 3.0 * part2, both + 1.0 + 4.0 * part1), both
   )
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
-  return rew, wall_info(obj, opened, tcp_to_obj, obj_to_target, grasped, part2, reads, rew)
+  return rew, push.puck_info(obs, reads, tcp_to_obj, obj_to_target, grasped, part2, rew, 0.07)
 
 
 scripted = over_the_wall

@@ -193,23 +193,30 @@ def puck_terms(obs, action, reads, high_density=True):
 
 
 def reward(obs, action, reads):
-  obj, opened, init = obs[..., 4:7], obs[..., 3], reads["obj_init_pos"]
+  opened = obs[..., 3]
   tcp_to_obj, target_to_obj, in_place, grasped = puck_terms(obs, action, reads)
   rew = 2 * grasped
   rew = jnp.where((tcp_to_obj < 0.02) & (opened > 0), 2 * rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(target_to_obj < TARGET_RADIUS, 10.0, rew)
+  return rew, puck_info(obs, reads, tcp_to_obj, target_to_obj, grasped, in_place, rew, TARGET_RADIUS)
+
+
+def puck_info(obs, reads, tcp_to_obj, obj_to_target, grasped, in_place, rew, success_radius):
+  """The puck tasks' `evaluate_state` info: success |obj - target| <= success_radius, near_object |tcp -
+  obj| <= 0.03, grasp_success = touching_main_object and opening > 0 and obj z - 0.02 > obj_init z."""
+  obj, opened = obs[..., 4:7], obs[..., 3]
   f = lambda b: b.astype(jnp.float32)
-  grasp = (reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])
-  info = {
-    "success": f(target_to_obj <= TARGET_RADIUS),
+  lifted = obj[..., 2] - 0.02 > reads["obj_init_pos"][..., 2]
+  grasp = (reads["touching_main_object"] > 0) & (opened > 0) & lifted
+  return {
+    "success": f(obj_to_target <= success_radius),
     "near_object": f(tcp_to_obj <= 0.03),
     "grasp_success": f(grasp),
     "grasp_reward": grasped,
     "in_place_reward": in_place,
-    "obj_to_target": target_to_obj,
+    "obj_to_target": obj_to_target,
     "unscaled_reward": rew,
   }
-  return rew, info
 
 
 def valid(rand_vec):

@@ -58,22 +58,6 @@ def midpoint_tolerance(obj, init, midpoint, scale):
   )
 
 
-def wall_info(obj, opened, tcp_to_obj, obj_to_target, grasped, part2, reads, rew):
-  f = lambda b: b.astype(jnp.float32)
-  grasp = (
-    (reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > reads["obj_init_pos"][..., 2])
-  )
-  return {
-    "success": f(obj_to_target <= 0.07),
-    "near_object": f(tcp_to_obj <= 0.03),
-    "grasp_success": f(grasp),
-    "grasp_reward": grasped,
-    "in_place_reward": part2,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
-
-
 def wall_terms(obs, action, reads, midpoint, scale, high_density):
   """obj, opening, |tcp - obj|, |obj - target|, in_place_part1 (towards `midpoint` [..., 3], axes scaled by
   `scale`), in_place_part2 and the caging reward (`push.puck_terms`) of the two puck wall tasks."""
@@ -96,7 +80,7 @@ def reward(obs, action, reads):
     2 * grasped,
   )
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
-  return rew, wall_info(obj, opened, tcp_to_obj, obj_to_target, grasped, part2, reads, rew)
+  return rew, push.puck_info(obs, reads, tcp_to_obj, obj_to_target, grasped, part2, rew, 0.07)
 
 
 def over_the_wall(obs):
