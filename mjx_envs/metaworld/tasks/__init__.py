@@ -24,8 +24,9 @@ MT10 = tuple(MODULES)  # (taken before the part-2 tasks below are added)
 MODULES.update(
   {
     # Meta-World part 2 (issue 27): one line per task, "<task>-v3": "<module>"
-    "button-press-wall-v3": "button_press_wall",
     "button-press-v3": "button_press",
+    "button-press-wall-v3": "button_press_wall",
+    "button-press-topdown-wall-v3": "button_press_topdown_wall",
     "reach-wall-v3": "reach_wall",
     "push-wall-v3": "push_wall",
     "pick-place-wall-v3": "pick_place_wall",
