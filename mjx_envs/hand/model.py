@@ -19,7 +19,9 @@ the reference's over 25 steps):
   distal joint (J0) to its middle joint (J1): 0.00705 J0 - 0.00805 J1 in [-0.001, 0.001], active in
   42-47% of the steps. Under MJX-JAX every limited tendon costs a constraint row in every step, active
   or not.
-- The floor does not collide: the bounding spheres of the hand's moving geoms stay 5 cm above it.
+- The floor does not collide with the hand: the bounding spheres of the hand's moving geoms stay 5 cm
+  above it. In the manipulate scenes (`object_floor=True`) it collides with the object only (contact
+  bit 2, OBJECT_CONTYPE), as the reference's floor catches a dropped object.
 - No touch or joint sensors (HandReach reads none; the touch-sensor tasks will add sites).
 """
 
@@ -87,6 +89,10 @@ CONTACT_PAIRS = (
 MOUNT_POS = (1.0, 1.25, 0.15)
 MOUNT_EULER = (1.5708, 0.0, 3.14159)
 HAND_RGBA = "0.4 0.5 0.6 1"
+# Contact bits of a manipulated object: bit 1 meets the hand (contype 1, conaffinity 0), bit 2 the floor
+# of a manipulate scene (contype = conaffinity = 2), so the hand never meets the floor.
+OBJECT_CONTYPE = 3
+FLOOR_CONTYPE = 2
 
 
 def _v(x) -> str:
@@ -247,9 +253,12 @@ def scene_xml(
   ls_iterations: int = 50,
   cone: str = "pyramidal",
   worldbody_extra: str = "",
+  object_floor: bool = False,
 ) -> str:
-  """A whole model: the hand on its mount above a (non-colliding) floor, a light and a camera, with the
-  reference's solver settings (0.002 s, Newton, 20 iterations, pyramidal cones, Euler) by default."""
+  """A whole model: the hand on its mount above a floor, a light and a camera, with the reference's
+  solver settings (0.002 s, Newton, 20 iterations, pyramidal cones, Euler) by default. The floor collides
+  with nothing, or with `worldbody_extra`'s objects (contype OBJECT_CONTYPE) when `object_floor`."""
+  floor_bits = FLOOR_CONTYPE if object_floor else 0
   # A camera in front of the fingertips, above the side the fingers curl to, looking at the palm.
   eye, look = (1.22, 0.72, 0.36), (1.0, 0.9, 0.16)
   return f"""
@@ -262,7 +271,8 @@ def scene_xml(
   <worldbody>
     <light pos="1 1 4" dir="0 0 -1" directional="true"/>
     {camera_xml("overview", eye, look)}
-    <geom name="floor" type="plane" size="1 1 1" pos="1 1 0" rgba="0.2 0.2 0.2 1" contype="0" conaffinity="0"/>
+    <geom name="floor" type="plane" size="1 1 1" pos="1 1 0" rgba="0.2 0.2 0.2 1"
+          contype="{floor_bits}" conaffinity="{floor_bits}"/>
     {hand_xml()}
     {worldbody_extra}
   </worldbody>

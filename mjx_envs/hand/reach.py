@@ -48,10 +48,10 @@ Deliberate differences (each effect measured as above):
 
 from __future__ import annotations
 
-from mjx_envs.core import ConfigError, DistanceGoalEnv, State, check_impl, sanitize_action
+from mjx_envs.core import DistanceGoalEnv, State
 from mjx_envs.hand import model as hand_model
+from mjx_envs.hand.common import HandServos, check_keys, validate_common
 
-import math
 from typing import Any
 
 import jax
@@ -114,31 +114,10 @@ def default_config() -> dict[str, Any]:
 
 def validate_config(cfg) -> None:
   """Raises ConfigError naming the key for an invalid value."""
-  name = "HandReach"
-  if cfg["reward_type"] not in ("sparse", "dense"):
-    raise ConfigError(f"{name}: config 'reward_type' must be 'sparse' or 'dense', got {cfg['reward_type']!r}")
-  for key, low, high in (("distance_threshold", 0.0, 1.0), ("sim_dt", 0.0, 0.04)):
-    v = cfg[key]
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and low < v <= high
-    if not ok:
-      raise ConfigError(f"{name}: config {key!r} must be a number in ({low}, {high}], got {v!r}")
-  for key in ("episode_length", "n_substeps", "iterations", "ls_iterations"):
-    v = cfg[key]
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-      raise ConfigError(f"{name}: config {key!r} must be an integer >= 1, got {v!r}")
-  if not isinstance(cfg["relative_control"], (bool, np.bool_)):
-    raise ConfigError(
-      f"{name}: config 'relative_control' must be True or False, got {cfg['relative_control']!r}"
-    )
-  if cfg["cone"] not in ("pyramidal", "elliptic"):
-    raise ConfigError(f"{name}: config 'cone' must be 'pyramidal' or 'elliptic', got {cfg['cone']!r}")
-  try:
-    check_impl(cfg["impl"])
-  except ConfigError as e:
-    raise ConfigError(f"{name}: config 'impl': {e}") from None
+  validate_common("HandReach", cfg)
 
 
-class HandReachEnv(DistanceGoalEnv):
+class HandReachEnv(HandServos, DistanceGoalEnv):
   """HandReach; build it with `mjx_envs.make("HandReach", **overrides)`. Reward and success: the
   Euclidean distance of the whole 15-D goals (`core.goal_distance`; DistanceGoalEnv)."""
 
@@ -146,10 +125,8 @@ class HandReachEnv(DistanceGoalEnv):
   task = "HandReach"
 
   def __init__(self, **config):
+    check_keys("HandReach", config, default_config())
     cfg = {**default_config(), **config}
-    unknown = sorted(set(cfg) - set(default_config()))
-    if unknown:
-      raise ConfigError(f"HandReach: unknown config key(s) {unknown}")
     validate_config(cfg)
     self.config = dict(cfg)
     self.reward_type = cfg["reward_type"]
@@ -174,21 +151,7 @@ class HandReachEnv(DistanceGoalEnv):
     )
     m = self.mj_model
     self._tips = np.array([m.site(s).id for s in hand_model.FINGERTIPS])
-    self._qpos_idx = np.array([m.joint(j).qposadr[0] for j in hand_model.JOINTS])
-    self._qvel_idx = np.array([m.joint(j).dofadr[0] for j in hand_model.JOINTS])
-    act_joints = [m.joint(m.actuator_trnid[i, 0]).name for i in range(m.nu)]
-    self._act_qpos = np.array([m.joint(j).qposadr[0] for j in act_joints])
-    # Relative control: J1's centre is J1 + J0 (the reference's `_set_action`); -1 where nothing is added.
-    self._act_coupled = np.array(
-      [
-        m.joint(j.replace("J1", "J0")).qposadr[0] if j in ("FFJ1", "MFJ1", "RFJ1", "LFJ1") else -1
-        for j in act_joints
-      ]
-    )
-    lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
-    self._ctrl_lo, self._ctrl_hi = lo.astype(np.float32), hi.astype(np.float32)
-    self._ctrl_centre = ((lo + hi) / 2).astype(np.float32)
-    self._ctrl_half = ((hi - lo) / 2).astype(np.float32)
+    self._setup_servos(m)
 
     qpos0 = np.array(m.qpos0, np.float64)
     qpos0[self._qpos_idx] = INITIAL_QPOS
@@ -220,7 +183,7 @@ class HandReachEnv(DistanceGoalEnv):
   # ---------------------------------------------------------------- observations
   def _obs(self, d: mjx.Data, goal: jax.Array):
     tips = d.site_xpos[self._tips].reshape(-1)
-    observation = jnp.concatenate([d.qpos[self._qpos_idx], d.qvel[self._qvel_idx], tips])
+    observation = jnp.concatenate([self.hand_obs(d), tips])
     return {
       "observation": observation.astype(jnp.float32),
       "achieved_goal": tips.astype(jnp.float32),
@@ -247,22 +210,6 @@ class HandReachEnv(DistanceGoalEnv):
     data = data.replace(qpos=full, ctrl=jnp.zeros(self.mj_model.nu, jnp.float32))
     data = self.reset_forward(data)
     return self.start_state(data, self._obs(data, goal), goal)
-
-  def ctrl_for(self, qpos: jax.Array, action: jax.Array) -> jax.Array:
-    """Servo targets [20] for a clean action [20] in the state with joint positions `qpos` (full qpos)."""
-    if self.relative_control:
-      coupled = jnp.where(self._act_coupled >= 0, qpos[jnp.maximum(self._act_coupled, 0)], 0.0)
-      centre = qpos[self._act_qpos] + coupled
-    else:
-      centre = jnp.asarray(self._ctrl_centre)
-    ctrl = centre + action * jnp.asarray(self._ctrl_half)
-    return jnp.clip(ctrl, self._ctrl_lo, self._ctrl_hi).astype(jnp.float32)
-
-  def step(self, state: State, action: jax.Array) -> State:
-    action, bad = sanitize_action(action)
-    d = state.pipeline_state
-    d = self.physics_step(d, ctrl=self.ctrl_for(d.qpos, action))
-    return self.next_state(state, d, self._obs(d, state.info["goal"]), bad)
 
   @property
   def observation_size(self):
