@@ -444,6 +444,9 @@ FIRST_OBS_ATOL = {"drawer-close-v3": 0.015, "peg-insert-side-v3": 0.015}
 # z 0.015, 5 mm into the table, and the reference's first records see it risen to rest (0.0194) where our
 # reset_to still observes the placed pose (measured 4.41e-3 m).
 FIRST_OBS_ATOL.update({"reach-wall-v3": 0.002, "pick-place-wall-v3": 0.006})
+# plate-slide-back: one episode's first record (step 31) comes after the reference's hand had already moved
+# the plate (measured 4.58e-3 m; the plate's joints are at the reset's (0, 0.15) in the other episodes').
+FIRST_OBS_ATOL["plate-slide-back-v3"] = 0.006
 
 
 @pytest.mark.parametrize("task", TASKS)
