@@ -31,6 +31,10 @@ MODULES.update(
     "push-wall-v3": "push_wall",
     "pick-place-wall-v3": "pick_place_wall",
     "push-back-v3": "push_back",
+    "plate-slide-v3": "plate_slide",
+    "plate-slide-back-v3": "plate_slide_back",
+    "plate-slide-side-v3": "plate_slide_side",
+    "plate-slide-back-side-v3": "plate_slide_back_side",
   }
 )
 
