@@ -107,6 +107,7 @@ class Task:
   valid(rand_vec) -> bool: the reference's rejection rule for a drawn vector (default: all valid)
   assets_xml:  extra MJCF for <asset>/<default> (optional)
   touch_geoms: geoms whose contacts with each finger pad the reward reads (`env.pad_forces`)
+  contact_xml: extra MJCF inside <contact> (optional: explicit pairs the reference's contacts need)
   """
 
   name: str
@@ -127,6 +128,7 @@ class Task:
   mocap_high: tuple[float, float, float] | None = None
   assets_xml: str = ""
   touch_geoms: tuple[str, ...] = ()
+  contact_xml: str = ""
 
 
 def default_config() -> dict[str, Any]:
@@ -232,6 +234,7 @@ def build_xml(task: Task, sim_dt: float, iterations: int, ls_iterations: int) ->
   <contact>
     <exclude body1="hand" body2="rightclaw"/>
     <exclude body1="hand" body2="leftclaw"/>
+    {task.contact_xml}
   </contact>
 </mujoco>"""
 

@@ -447,6 +447,13 @@ FIRST_OBS_ATOL.update({"reach-wall-v3": 0.002, "pick-place-wall-v3": 0.006})
 # plate-slide-back: one episode's first record (step 31) comes after the reference's hand had already moved
 # the plate (measured 4.58e-3 m; the plate's joints are at the reset's (0, 0.15) in the other episodes').
 FIRST_OBS_ATOL["plate-slide-back-v3"] = 0.006
+# Press group: door-close's reference door starts open at -1.5708 with its panel 0.5 mm into the safe's left
+# wall (mjx_envs/metaworld/tasks/_door.py); that contact swings it shut towards -1.30 from the first step, so
+# its first records (steps 1 .. 21) see the handle up to 9.39e-2 m (quaternion 0.070) from the reset pose that
+# our reset_to observes (the reference's own reset observation: within 1e-7). test_metaworld_press.py checks
+# the swing.
+FIRST_OBS_ATOL["door-close-v3"] = 0.1
+FIRST_OBS_QUAT_ATOL = {"door-close-v3": 0.08}
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -465,4 +472,6 @@ def test_first_observed_object_pose_as_reference(task, ref):
   print(f"{task}: first observed object position, max |ours - reference| {gap:.2e} m")
   assert gap <= FIRST_OBS_ATOL.get(task, 1e-3), (task, gap)
   # quaternion up to sign: the free objects settle within 1e-3
-  np.testing.assert_allclose(np.abs(ours[:, 3:]), np.abs(theirs[:, 3:]), atol=2e-3, err_msg=task)
+  np.testing.assert_allclose(
+    np.abs(ours[:, 3:]), np.abs(theirs[:, 3:]), atol=FIRST_OBS_QUAT_ATOL.get(task, 2e-3), err_msg=task
+  )

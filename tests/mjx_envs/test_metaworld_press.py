@@ -62,3 +62,32 @@ def test_press_group_scripted_bars():
   assert all(r >= BAR for r in rates.values()), rates
   # a scripted episode that succeeds is rewarded for it: the reward reaches the task's top band
   assert np.all(rew.max(0).reshape(len(names), N_SCRIPTED)[ok > 0] > 5.0), rates
+
+
+# door-close-v3 in the reference (metaworld 3.1.1, door at (0.02989, 0.88009, 0.15), zero actions): its door,
+# open at -1.5708 with the panel 0.5 mm into the safe's left wall, swings shut to these angles by these control
+# steps (the contact ends near step 40). Ours (the explicit panel-wall pair of tasks/_door.py): -1.4463,
+# -1.3623, -1.3030.
+DOOR_CLOSE_SWING = {5: -1.4698, 10: -1.3985, 50: -1.3039}
+
+
+def test_door_close_door_swings_back_as_reference():
+  import mujoco  # pylint: disable=import-outside-toplevel
+
+  env = metaworld.make_task("door-close-v3", impl="c")
+  m = env.mj_model
+  d = mujoco.MjData(m)
+  d.qpos[:], d.mocap_pos[:], d.mocap_quat[:] = env._qpos0, env._mocap_pos0, env._mocap_quat0
+  d.mocap_pos[m.body("door").mocapid[0]] = (0.02988706, 0.88008623, 0.15)
+  d.qpos[m.joint("doorjoint").qposadr[0]] = -1.5708
+  d.ctrl[:] = 0.0
+  angles = {}
+  for k in range(1, 51):
+    mujoco.mj_step(m, d, env.n_substeps)
+    angles[k] = float(d.qpos[m.joint("doorjoint").qposadr[0]])
+  print(
+    "door-close swing (ours, reference):", {k: (round(angles[k], 4), v) for k, v in DOOR_CLOSE_SWING.items()}
+  )
+  assert abs(angles[50] - DOOR_CLOSE_SWING[50]) < 0.01, angles[50]
+  for k in (5, 10):
+    assert abs(angles[k] - DOOR_CLOSE_SWING[k]) < 0.05, (k, angles[k])

@@ -27,6 +27,7 @@ MODULES.update(
     "button-press-v3": "button_press",
     "button-press-wall-v3": "button_press_wall",
     "button-press-topdown-wall-v3": "button_press_topdown_wall",
+    "door-close-v3": "door_close",
     "reach-wall-v3": "reach_wall",
     "push-wall-v3": "push_wall",
     "pick-place-wall-v3": "pick_place_wall",

@@ -2,18 +2,7 @@
 
 Reference: metaworld 3.1.1 `SawyerDoorEnvV3` (reward version v2), model `sawyer_xyz/sawyer_door_pull.xml`
 with `objects/assets/doorlockB.xml`. Facts used:
-- Body tree: `door` (the furniture the reference moves through `model.body("door").pos`; here a mocap
-  body placed per world through `data.mocap_pos`) > `doorlockB` (the safe: five boxes, group-4 `dl_col`
-  class: condim 3, solimp 0.99 0.99 0.01, solref 0.01 1, default friction) > `door_link` at (-0.185,
-  -0.1, 0) with the hinge `doorjoint` (axis z, range [-2, 0], damping 2, armature 0.001; negative opens
-  the free end towards the robot).
-- door_link's collision geoms at the reference's places (panel box, the handle's base disk, shaft and two
-  grip bars) and its inertia as the reference compiles it (`inertiafromgeom` over group 4 with density
-  1000: 2.2298 kg, centre (0.2237, -0.0204, 0), principal moments and frame below).
-- Geom `handle` (a visual mesh in the reference, read by the observation) at the pose the reference's
-  compiler gives it (the mesh's inertial frame): pos (0.37572, -0.10714, 3.6e-5), quat (0.15117, 0.69076,
-  -0.15062, 0.69088) in door_link. Observation object: its xpos, and scipy's `as_quat` [x, y, z, w] of
-  its xmat.
+- The safe and its door (`_door.py`, which holds their facts and deliberate differences).
 - rand_vec = the door body's position, uniform in (0, 0.85, 0.15) .. (0.1, 0.95, 0.15) (no rejection
   rule); obj_init_pos = rand_vec; target_pos = obj_init_pos + (-0.3, -0.45, 0); doorjoint = 0;
   maxPullDist = |handle - target| in x-y at the reset (read by no v2 reward; kept in ctx).
@@ -28,15 +17,7 @@ with `objects/assets/doorlockB.xml`. Facts used:
   grasp_reward grab, in_place_reward opened, obj_to_target 0.
 - READS "qpos:doorjoint" is the hinge angle as a scalar (the reference reads `.qpos.item()`).
 
-Deliberate differences:
-- No meshes: the safe, door and handle meshes (visual only in the reference) are not drawn; the
-  collision geoms are visible instead, and `handle` is a visual-only box of the mesh's half-sizes at the
-  mesh's compiled pose (so its xpos and xmat are the reference's).
-- The handle's cylinders are capsules or a box (MJX has no cylinder-box collision and the hand's pads
-  and claws are boxes): the shaft and the two grip bars are capsules of the cylinders' radii whose
-  half-lengths are shortened by the radius, so that each spans the cylinder's length; the base disk
-  (radius 0.028, half-height 0.012) is a box of the same area in cross-section (half-sides 0.025) and
-  the same thickness.
+Deliberate differences: the door model's (`_door.py`), the hand's (`sawyer.py`), and
 - Measured effect of the armless hand: dragging the handle, it pushes the door past its soft -2 rad limit
   (q reaches -2.07 .. -2.61 with the scripted controller; the reference's arm, under its policy, -1.92);
   success comes at control step 60 .. 277, median 71 (reference: 84, 87 in two episodes).
@@ -50,77 +31,32 @@ not affordable on the shared 2-core CPU used.
 from __future__ import annotations
 
 from mjx_envs.metaworld import rewards as R
-from mjx_envs.metaworld.sawyer import Task, mat_to_quat_xyzw
+from mjx_envs.metaworld.sawyer import Task
+from mjx_envs.metaworld.tasks import _door
 
 import math
 
 import jax.numpy as jnp
 
-DOOR_LINK_POS = (-0.185, -0.1, 0.0)
-HANDLE_POS = (0.3757216301, -0.1071398955, 0.0000359487)  # in door_link, the reference's compiled pose
-HANDLE_QUAT = (0.151171086, 0.6907584981, -0.1506209687, 0.6908786607)
-HANDLE_HALF = (0.0227195639, 0.0697057183, 0.0969049991)
+DOOR_LINK_POS, HANDLE_POS = _door.DOOR_LINK_POS, _door.HANDLE_POS
 TARGET_OFFSET = (-0.3, -0.45, 0.0)
 READS = ("target_pos", "qpos:doorjoint")
-
-_COL = (
-  'contype="1" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1" friction="1 0.005 0.0001"'
-)
-_f = lambda v: " ".join(repr(float(x)) for x in v)
-
-OBJECTS_XML = f"""
-    <body name="door" mocap="true" pos="0 0.9 0.15">
-      <body name="doorlockB">
-        <geom type="box" pos="-0.204 0 0" size="0.016 0.106 0.15" {_COL} rgba="0.3 0.32 0.35 1"/>
-        <geom type="box" pos="0.204 0 0" size="0.016 0.106 0.15" {_COL} rgba="0.3 0.32 0.35 1"/>
-        <geom type="box" pos="0 0 0.138" size="0.188 0.106 0.012" {_COL} rgba="0.3 0.32 0.35 1"/>
-        <geom type="box" pos="0 0 -0.138" size="0.189 0.106 0.012" {_COL} rgba="0.3 0.32 0.35 1"/>
-        <geom type="box" pos="0 0.094 0" size="0.188 0.012 0.126" {_COL} rgba="0.3 0.32 0.35 1"/>
-        <body name="door_link" pos="{_f(DOOR_LINK_POS)}">
-          <joint name="doorjoint" type="hinge" axis="0 0 1" range="-2 0" limited="true" damping="2"
-                 armature="0.001"/>
-          <inertial pos="0.2237015892 -0.0204280748 0" mass="2.2298222619"
-                    quat="0.5554460704 0.5554338439 0.4375914688 0.4375918354"
-                    diaginertia="0.0436175002 0.0373380064 0.0116903992"/>
-          <geom name="handle" type="box" pos="{_f(HANDLE_POS)}" quat="{_f(HANDLE_QUAT)}"
-                size="{_f(HANDLE_HALF)}" contype="0" conaffinity="0" group="1" rgba="0 0 0 0"/>
-          <geom name="door_panel" type="box" pos="0.185 0 0" size="0.18 0.01 0.123" {_COL}
-                rgba="0.4 0.42 0.45 1"/>
-          <geom name="handle_base" type="box" pos="0.325 -0.006 0" size="0.025 0.012 0.025" {_COL}
-                rgba="0.75 0.75 0.75 1"/>
-          <geom name="handle_shaft" type="capsule" euler="1.57 0 0" pos="0.325 -0.065 0" size="0.013 0.034"
-                {_COL} rgba="0.75 0.75 0.75 1"/>
-          <geom name="handle_grip" type="capsule" euler="0 1.57 0" pos="0.381 -0.12 0" size="0.019 0.056"
-                {_COL} rgba="0.75 0.75 0.75 1"/>
-          <geom name="handle_grip2" type="capsule" euler="0 1.57 0" pos="0.395 -0.12 0" size="0.023 0.031"
-                {_COL} rgba="0.75 0.75 0.75 1"/>
-        </body>
-      </body>
-    </body>"""
+OBJECTS_XML = _door.DOOR_XML
 
 
 def place(env, d, rand_vec):
-  m = env.mj_model
-  mocap = int(m.body("door").mocapid[0])
-  j = m.joint("doorjoint")
-  a, v = int(j.qposadr[0]), int(j.dofadr[0])
-  d = d.replace(
-    mocap_pos=d.mocap_pos.at[mocap].set(rand_vec), qpos=d.qpos.at[a].set(0.0), qvel=d.qvel.at[v].set(0.0)
-  )
+  d, handle = _door.place_door(env, d, rand_vec, 0.0)
   target = rand_vec + jnp.array(TARGET_OFFSET)
-  handle = rand_vec + jnp.array(DOOR_LINK_POS) + jnp.array(HANDLE_POS)  # at doorjoint = 0
   max_pull = jnp.linalg.norm(handle[:2] - target[:2])
   return d, {"target_pos": target, "obj_init_pos": rand_vec, "maxPullDist": max_pull}
 
 
-def objects(env, d):
-  g = env.mj_model.geom("handle").id
-  return d.geom_xpos[g], mat_to_quat_xyzw(d.geom_xmat[g])
+objects = _door.handle_objects
 
 
 def reads(env, d, ctx):
   del ctx
-  return {"qpos:doorjoint": d.qpos[int(env.mj_model.joint("doorjoint").qposadr[0])]}
+  return {"qpos:doorjoint": _door.door_qpos(env, d)}
 
 
 def _reward_pos(obs, theta):
