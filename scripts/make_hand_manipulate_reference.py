@@ -22,7 +22,12 @@ Deterministic (fixed seeds). Contents (the MuJoCo-bindings `-v1` envs; float64 u
    `env.step`. Recorded: ``dyn_hand`` [P, S, T + 1, 24] (hand joints; index 0 the settled state),
    ``dyn_obj`` [P, S, T + 1, 7] (block pose), ``dyn_obj_vel`` [P, S, T + 1, 6], ``dyn_reward`` [P, S, T]
    (sparse), ``dyn_ncon`` [P, S, T].
-5. JSON ``model`` (the block's mass, inertia, geom size, friction, condim, joint damping; options;
+5. The egg and the pen (from a second generator, seed SEED + 1, so that the block's arrays stay as
+   they were): reward pairs per variant in OBJECT_VARIANTS as in 1 (the pen's positions 0-0.1 m apart,
+   around its 0.05 m threshold); resets of OBJECT_RESET_TASKS as in 3; dynamics as in 4 from one start
+   pose each (the object's initial pose, i.e. the body's), keys ``{obj}_dyn_*``; JSON ``objects``: each
+   object's model facts as in 6 and its env's defaults.
+6. JSON ``model`` (the block's mass, inertia, geom size, friction, condim, joint damping; options;
    n_substeps; thresholds; max_episode_steps), ``fixed_rotation_error`` (target_rotation "fixed"
    fails in the reference) and ``probe`` (over random-action episodes: the lowest bottom of the hand's
    moving colliding geoms, hand-floor contacts, block drops).
@@ -60,6 +65,13 @@ VARIANTS = {
   "Full": ("HandManipulateBlock-v1", {}),
   "IgnoreZ": ("HandManipulateBlock-v1", {"ignore_z_target_rotation": True}),
 }
+OBJECT_VARIANTS = {
+  "Egg": ("HandManipulateEgg-v1", {}, 0.02),
+  "PenRotate": ("HandManipulatePenRotate-v1", {}, 0.02),
+  "Pen": ("HandManipulatePen-v1", {}, 0.1),
+}  # (id, kwargs, the largest position offset of a pair)
+OBJECT_RESET_TASKS = ("HandManipulateEgg", "HandManipulatePen")
+OBJECT_DYN = {"egg": "HandManipulateEggRotate-v1", "pen": "HandManipulatePenRotate-v1"}
 T = 25  # steps per open-loop sequence
 PROBE_EPISODES = 10
 
@@ -69,12 +81,12 @@ def _rand_quat(rng, n):
   return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
-def _reward_pairs(rng):
-  """Goal pairs: dg a random pose near the block's start; ag offset by 0-0.02 m and 0-0.2 rad."""
+def _reward_pairs(rng, max_dpos=0.02, threshold=0.01):
+  """Goal pairs: dg a random pose near the block's start; ag offset by 0-max_dpos m and 0-0.2 rad."""
   dg = np.concatenate(
     [np.array([1.0, 0.87, 0.17]) + rng.normal(0, 0.02, (N_PAIRS, 3)), _rand_quat(rng, N_PAIRS)], 1
   )
-  dpos = np.concatenate([[0.0, 0.0099, 0.0101], rng.uniform(0, 0.02, N_PAIRS - 3)])
+  dpos = np.concatenate([[0.0, threshold - 1e-4, threshold + 1e-4], rng.uniform(0, max_dpos, N_PAIRS - 3)])
   drot = np.concatenate([[0.0, 0.0999, 0.1001], rng.uniform(0, 0.2, N_PAIRS - 3)])
   rng.shuffle(dpos)
   v = rng.normal(size=(N_PAIRS, 3))
@@ -112,16 +124,19 @@ def _settle_from(u, pose):
 
 
 def _dynamics(rng):
-  env = gym.make("HandManipulateBlockRotateZ-v1")
-  u = env.unwrapped
-  env.reset(seed=0)
   angles = (0.3, -2.0)
   poses = np.array(
     [[1.0, 0.87, 0.2, np.cos(a / 2), 0.0, 0.0, np.sin(a / 2)] for a in angles]
     + [[1.003, 0.866, 0.2, *_rand_quat(rng, 1)[0]]]
   )
+  return _dynamics_from("HandManipulateBlockRotateZ-v1", poses, _sequences(rng), "dyn")
+
+
+def _dynamics_from(gym_id, poses, actions, prefix):
+  env = gym.make(gym_id)
+  u = env.unwrapped
+  env.reset(seed=0)
   goals = np.array([[1.0, 0.87, 0.17, np.cos(0.7), 0, 0, np.sin(0.7)]] * len(poses))
-  actions = _sequences(rng)
   out = {k: [] for k in ("hand", "obj", "obj_vel", "reward", "ncon")}
   for pose, goal in zip(poses, goals):
     per = {k: [] for k in out}
@@ -147,14 +162,18 @@ def _dynamics(rng):
         per[k].append(np.asarray(v))
     for k in out:
       out[k].append(np.stack(per[k]))
-  arrays = {f"dyn_{k}": np.stack(v) for k, v in out.items()}
-  arrays.update(dyn_pose=poses, dyn_goal=goals, dyn_actions=actions)
+  arrays = {f"{prefix}_{k}": np.stack(v) for k, v in out.items()}
+  if prefix != "dyn":  # section 5: float32 (the comparisons' tolerances are far coarser)
+    arrays = {k: v.astype(np.float32) if v.dtype == np.float64 else v for k, v in arrays.items()}
+  arrays.update({f"{prefix}_pose": poses, f"{prefix}_goal": goals, f"{prefix}_actions": actions})
   return arrays
 
 
-def _resets():
+def _resets(tasks=RESET_TASKS, full=True):
+  """Section 3 (`full`), or section 5's smaller record: ``reset_{T}_obj`` [R, 13] the observation's object
+  velocity and pose, ``reset_{T}_hand_vel`` [R] the largest |hand joint velocity|."""
   arrays, attempts = {}, {}
-  for task in RESET_TASKS:
+  for task in tasks:
     env = gym.make(f"{task}-v1")
     u = env.unwrapped
     orig, count = u._reset_sim, [0]  # pylint: disable=protected-access
@@ -169,7 +188,12 @@ def _resets():
       o, _ = env.reset(seed=seed)
       obs.append(o["observation"])
       dgs.append(o["desired_goal"])
-    arrays[f"reset_{task}_obs"] = np.stack(obs).astype(np.float32)
+    obs = np.stack(obs).astype(np.float32)
+    if full:
+      arrays[f"reset_{task}_obs"] = obs
+    else:
+      arrays[f"reset_{task}_obj"] = obs[:, 48:]
+      arrays[f"reset_{task}_hand_vel"] = np.abs(obs[:, 24:48]).max(-1)
     arrays[f"reset_{task}_dg"] = np.stack(dgs).astype(np.float32)
     attempts[task] = count[0]
   return arrays, attempts
@@ -234,6 +258,43 @@ def _model_facts(u):
   }
 
 
+def _rewards(name, u, ud, ag, dg):
+  """The sparse env `u`'s and the dense env `ud`'s rewards and success on each pair (one call each)."""
+  return {
+    f"{name}_ag": ag,
+    f"{name}_dg": dg,
+    f"{name}_reward_sparse": np.array([u.compute_reward(a, g, {}) for a, g in zip(ag, dg)]),
+    f"{name}_reward_dense": np.array([ud.compute_reward(a, g, {}) for a, g in zip(ag, dg)]),
+    f"{name}_is_success": np.array([u._is_success(a, g) for a, g in zip(ag, dg)]),  # pylint: disable=protected-access
+  }
+
+
+def _objects(rng):
+  """Section 5: the egg's and the pen's rewards, resets, dynamics and model facts."""
+  arrays, facts = {}, {}
+  for name, (gid, kw, max_dpos) in OBJECT_VARIANTS.items():
+    u = gym.make(gid, **kw).unwrapped
+    ud = gym.make(gid, reward_type="dense", **kw).unwrapped
+    ag, dg = _reward_pairs(rng, max_dpos, u.distance_threshold)
+    arrays.update(_rewards(name, u, ud, ag, dg))
+  resets, attempts = _resets(OBJECT_RESET_TASKS, full=False)
+  arrays.update(resets)
+  for obj, gid in OBJECT_DYN.items():
+    u = gym.make(gid).unwrapped
+    adr = u.model.jnt_qposadr[u.model.joint("object:joint").id]
+    pose = np.array(u.model.qpos0[adr : adr + 7])  # the body's pose: the reset's pose before its draws
+    arrays.update(_dynamics_from(gid, pose[None], _sequences(rng), f"{obj}_dyn"))
+    facts[obj] = {
+      **_model_facts(u),
+      "randomize_initial_rotation": bool(u.randomize_initial_rotation),
+      "ignore_z_target_rotation": bool(u.ignore_z_target_rotation),
+      "floor_z": float(u.model.geom_pos[u.model.geom("floor0").id][2]),
+      "object_quat0": [float(x) for x in u.model.body_quat[u.model.body("object").id]],
+      "object_geom_type": int(u.model.geom_type[u.model.geom("object").id]),
+    }
+  return arrays, attempts, facts
+
+
 def main():
   rng = np.random.default_rng(SEED)
   arrays = {}
@@ -241,15 +302,7 @@ def main():
   for name, (gid, kw) in VARIANTS.items():
     u = gym.make(gid, **kw).unwrapped
     ud = gym.make(gid, reward_type="dense", **kw).unwrapped
-    arrays.update(
-      {
-        f"{name}_ag": ag,
-        f"{name}_dg": dg,
-        f"{name}_reward_sparse": np.array([u.compute_reward(a, g, {}) for a, g in zip(ag, dg)]),
-        f"{name}_reward_dense": np.array([ud.compute_reward(a, g, {}) for a, g in zip(ag, dg)]),
-        f"{name}_is_success": np.array([u._is_success(a, g) for a, g in zip(ag, dg)]),  # pylint: disable=protected-access
-      }
-    )
+    arrays.update(_rewards(name, u, ud, ag, dg))
   full = gym.make("HandManipulateBlock-v1", reward_type="dense").unwrapped
   bag, bdg = ag[:32], dg[:32]  # the reference takes one batch axis only (its quat_mul)
   arrays.update(batch_ag=bag, batch_dg=bdg, batch_reward_dense=full.compute_reward(bag, bdg, {}))
@@ -257,6 +310,9 @@ def main():
   resets, attempts = _resets()
   arrays.update(resets)
   arrays.update(_dynamics(rng))
+  obj_arrays, obj_attempts, obj_facts = _objects(np.random.default_rng(SEED + 1))
+  arrays.update(obj_arrays)
+  attempts.update(obj_attempts)
   try:
     gym.make("HandManipulateBlock-v1", target_rotation="fixed").reset(seed=0)
     fixed_error = None
@@ -272,6 +328,9 @@ def main():
     "T": T,
     "variants": {k: [v[0], v[1]] for k, v in VARIANTS.items()},
     "reset_tasks": list(RESET_TASKS),
+    "object_variants": {k: [v[0], v[1]] for k, v in OBJECT_VARIANTS.items()},
+    "object_reset_tasks": list(OBJECT_RESET_TASKS),
+    "objects": obj_facts,
     "reset_attempts": attempts,
     "n_resets": N_RESETS,
     "fixed_rotation_error": fixed_error,

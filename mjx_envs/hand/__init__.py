@@ -4,7 +4,9 @@ So far: the hand's model (`mjx_envs/hand/model.py`: our MJCF from the reference'
 deliberate differences and their measured effects) and `HandReach` (`mjx_envs/hand/reach.py`: semantics,
 differences, parity figures); the scripted expert in `mjx_envs/hand/scripted.py`; the manipulate
 tasks' Block family (`mjx_envs/hand/manipulate.py`: HandManipulateBlockRotateZ, ...RotateParallel,
-...RotateXYZ, HandManipulateBlock and its alias HandManipulateBlockFull; the reference's `-v1` ids).
+...RotateXYZ, HandManipulateBlock and its alias HandManipulateBlockFull), the egg's (HandManipulateEggRotate,
+HandManipulateEgg, alias HandManipulateEggFull) and the pen's (HandManipulatePenRotate, HandManipulatePen,
+alias HandManipulatePenFull); the reference's `-v1` ids.
 
     env = mjx_envs.make("HandReach", reward_type="dense")
 """

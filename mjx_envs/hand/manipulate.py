@@ -9,6 +9,14 @@ version used here, `-v0` for mujoco-py's, and `...Dense-v1` for the dense reward
 - `HandManipulateBlockRotateXYZ`: a random rotation about a random axis, position ignored;
 - `HandManipulateBlock` (and its alias `HandManipulateBlockFull`): a random rotation and a random
   target position.
+- `HandManipulateEggRotate` (position ignored) and `HandManipulateEgg` (alias `HandManipulateEggFull`,
+  random position): an egg (the reference's ellipsoid, semi-axes 0.03, 0.03, 0.04, density 1000:
+  0.151 kg), rotations "xyz" for the goal and the initial offset.
+- `HandManipulatePenRotate` and `HandManipulatePen` (alias `HandManipulatePenFull`): a pen (capsule,
+  radius 0.008, half-length 0.1, density 1000: 0.0424 kg) whose body starts turned by the MuJoCo xyz
+  Euler angles (-1, 1, 0); as the reference's pen env: no initial rotation (`randomize_initial_rotation`
+  False), `ignore_z_target_rotation` True (the pen's rotation about its own axis is ignored: its z Euler
+  angle), `distance_threshold` 0.05; the floor is at z = -0.2 (the reference's pen scene).
 
 Semantics (the reference's `MujocoManipulateEnv`, tests/fixtures/hand_manipulate_reference.*):
 - The scene is HandReach's hand (mjx_envs/hand/model.py; 24 joints, 20 position servos, the wrist's two
@@ -51,12 +59,29 @@ measured 2026-11-26:
   block positions within 0.0093 m (where it slides), quaternions within 0.093, hand joints within
   0.074 rad, every reward equal. The engines differ (mujoco 4's contacts), not the models: the same
   start in float64 under 4.0.0 gives the same gaps.
+- Egg and pen (fixture section 5; C backend): their mass, inertia, friction, start pose, floor and
+  defaults are the reference's. Rewards and success equal on 96 pairs each of Egg, PenRotate and Pen
+  (the pen's positions 0-0.1 m apart, around its 0.05 m threshold). From the start pose, settled, then
+  5 sequences x 25 steps: the pen equals the reference to 1.2e-7 (float32 rounding; its contacts are
+  capsule-capsule and capsule-box, alike in mujoco 3.3.7 and 4.0.0). The egg (a capsule, below):
+  settled within 2.2e-3 m, 0.020 (quaternion), hand 4.1e-3 rad; over the steps within 0.0103 m, 0.149
+  and 0.116 rad; every reward equal. Resets (64 against 200): settled means within 1.9 mm (egg) and
+  1.0 mm (pen) per axis, spreads within 20%; the pen's settled orientations' means within 0.0016.
 - Resets (100 of ours against 200 of the reference's, HandManipulateBlock): settled positions' means
   within 2.5 mm per axis, spreads within 1.5x; goal offsets within the range; RotateZ goals and starts
   turn about z only; RotateParallel's put the world's z on one of the block's 6 axis directions.
 
 Deliberate differences from the reference (each with its measured effect where there is one):
 - The model's (mjx_envs/hand/model.py): no meshes, 4 of the 44 tendons, no hand-floor contact.
+- The egg's collision geom is a capsule (radius 0.03, half-length 0.01: the ellipsoid's extents) with
+  the ellipsoid's mass and inertia given explicitly: MJX-JAX (mujoco 4.0.0) has no ellipsoid-box
+  collision (`mjx.put_model` raises NotImplementedError for the palm's boxes), and the C backend builds
+  the MJX model too. Measured on the 5 sequences above (the reference's own mujoco 3.3.7): our MJCF
+  with the ellipsoid reproduces the reference exactly (float32 fixture), with the capsule the gaps
+  quoted above (2.2e-3 m settled, 0.0103 m and 0.149 over 25 steps), the same under mujoco 4.0.0: the
+  whole egg gap is the capsule's. (With the ellipsoid, mujoco 4.0.0's own gap would be 3.9e-4 m and
+  0.0054.) The egg's hidden inner ellipsoid (mass 0, no contact) is left out, as the block's.
+- The pen's `object:top` / `object:bottom` sites are left out (never observed).
 - The target is a mocap body with a visual-only box (the reference: a free body whose joint adds 7 qpos
   and 6 qvel, falling under gravity unless rendered; never observed, never in contact). The block's
   hidden inner box (mass 0, no contact) is left out.
@@ -102,12 +127,39 @@ PARALLEL_EULERS = (
   (1, 0, 0), (1, 0, 1), (1, 0, -1), (1, 0, 2), (-1, 0, 2), (-1, 0, -1), (-1, 0, 1), (-1, 0, 0),
 )  # fmt: skip
 
-# The objects: position range of a random target, whether the goal ignores z rotation, their MJCF.
+# The objects (the reference's manipulate_{block,egg,pen}.xml and their env classes): the collision geom
+# (MJCF attributes), its density or an explicit inertial (mass, diagonal inertia), the body's initial
+# orientation (MuJoCo xyz Euler angles), the floor's height, and the env class's defaults that differ.
+RANGE = ((-0.04, 0.04), (-0.06, 0.02), (0.0, 0.06))  # every object's target position range
+# The egg: the reference's ellipsoid (semi-axes 0.03, 0.03, 0.04, density 1000) as a capsule of the same
+# extents (radius 0.03, half-length 0.01) with the ellipsoid's mass and inertia: MJX-JAX has no
+# ellipsoid-box collision (the palm is boxes; mjx.put_model raises NotImplementedError), see the docstring.
+EGG_AXES = (0.03, 0.03, 0.04)
+EGG_MASS = 4.0 / 3.0 * np.pi * EGG_AXES[0] * EGG_AXES[1] * EGG_AXES[2] * 1000.0
+EGG_INERTIA = tuple(
+  EGG_MASS / 5.0 * (EGG_AXES[j] ** 2 + EGG_AXES[k] ** 2) for j, k in ((1, 2), (0, 2), (0, 1))
+)
 OBJECTS = {
   "block": {
-    "target_position_range": ((-0.04, 0.04), (-0.06, 0.02), (0.0, 0.06)),
+    "target_position_range": RANGE,
     "geom": 'type="box" size="0.025 0.025 0.025"',
     "density": 567.0,
+  },
+  "egg": {
+    "target_position_range": RANGE,
+    "geom": 'type="capsule" size="0.03 0.01"',  # radius a, half-length c - a
+    "inertial": (EGG_MASS, EGG_INERTIA),
+  },
+  "pen": {
+    "target_position_range": RANGE,
+    "geom": 'type="capsule" size="0.008 0.1"',
+    "density": 1000.0,
+    "euler": (-1.0, 1.0, 0.0),
+    "floor_z": -0.2,
+    # MujocoHandPenEnv's own defaults
+    "randomize_initial_rotation": False,
+    "ignore_z_target_rotation": True,
+    "distance_threshold": 0.05,
   },
 }
 TASKS = {
@@ -116,6 +168,12 @@ TASKS = {
   "HandManipulateBlockRotateXYZ": ("block", "ignore", "xyz"),
   "HandManipulateBlockFull": ("block", "random", "xyz"),
   "HandManipulateBlock": ("block", "random", "xyz"),
+  "HandManipulateEggRotate": ("egg", "ignore", "xyz"),
+  "HandManipulateEggFull": ("egg", "random", "xyz"),
+  "HandManipulateEgg": ("egg", "random", "xyz"),
+  "HandManipulatePenRotate": ("pen", "ignore", "xyz"),
+  "HandManipulatePenFull": ("pen", "random", "xyz"),
+  "HandManipulatePen": ("pen", "random", "xyz"),
 }
 
 
@@ -177,16 +235,18 @@ def parallel_quats() -> np.ndarray:
 def default_config(task: str) -> dict[str, Any]:
   """Every config key of `task` and its default (the reference's `task`-v1)."""
   obj, target_position, target_rotation = TASKS[task]
+  spec = OBJECTS[obj]
   return {
     "reward_type": "sparse",  # 'sparse' (success - 1) or 'dense' (-(10 d_pos + d_rot))
     "target_position": target_position,  # "ignore", "fixed" or "random"
     "target_rotation": target_rotation,  # "ignore", "fixed", "xyz", "z" or "parallel"
     # Offsets of a random target position from the settled object, per axis [low, high] (metres).
-    "target_position_range": [list(r) for r in OBJECTS[obj]["target_position_range"]],
+    "target_position_range": [list(r) for r in spec["target_position_range"]],
     "randomize_initial_position": True,
-    "randomize_initial_rotation": True,
-    "ignore_z_target_rotation": False,  # d_rot ignores the rotation about z (Euler xyz)
-    "distance_threshold": 0.01,  # metres, on d_pos
+    "randomize_initial_rotation": spec.get("randomize_initial_rotation", True),
+    # d_rot ignores the rotation about z (Euler xyz)
+    "ignore_z_target_rotation": spec.get("ignore_z_target_rotation", False),
+    "distance_threshold": spec.get("distance_threshold", 0.01),  # metres, on d_pos
     "rotation_threshold": 0.1,  # radians, on d_rot
     "episode_length": 100,  # control steps (read by the wrappers)
     "relative_control": False,  # servo targets relative to the current joint positions
@@ -234,15 +294,23 @@ def object_xml(obj: str) -> str:
   """MJCF of the object (a free body at OBJECT_POS) and its target (a visual-only mocap body)."""
   spec = OBJECTS[obj]
   pos = " ".join(str(x) for x in OBJECT_POS)
+  euler = " ".join(str(x) for x in spec.get("euler", (0.0, 0.0, 0.0)))
   bits = hand_model.OBJECT_CONTYPE
+  if "inertial" in spec:
+    mass, inertia = spec["inertial"]
+    inertial = f'<inertial pos="0 0 0" mass="{mass!r}" diaginertia="{" ".join(repr(x) for x in inertia)}"/>'
+    density = ""
+  else:
+    inertial, density = "", f'density="{spec["density"]}"'
   return f"""
-<body name="object" pos="{pos}">
+<body name="object" pos="{pos}" euler="{euler}">
   <joint name="object:joint" type="free" damping="0.01"/>
-  <geom name="object" {spec["geom"]} density="{spec["density"]}" condim="4" contype="{bits}"
+  {inertial}
+  <geom name="object" {spec["geom"]} {density} condim="4" contype="{bits}"
         conaffinity="{bits}" rgba="0.85 0.55 0.2 1"/>
   <site name="object:center" pos="0 0 0" size="0.01" rgba="1 0 0 0"/>
 </body>
-<body name="target" pos="{pos}" mocap="true">
+<body name="target" pos="{pos}" euler="{euler}" mocap="true">
   <geom name="target" {spec["geom"]} contype="0" conaffinity="0" group="2" rgba="0.85 0.55 0.2 0.4"/>
 </body>"""
 
@@ -281,6 +349,7 @@ class HandManipulateEnv(HandServos, GoalEnv):
       cone=cfg["cone"],
       worldbody_extra=object_xml(self.object),
       object_floor=True,
+      floor_z=float(OBJECTS[self.object].get("floor_z", 0.0)),
     )
     # The observation reads qpos and qvel only; the body poses serve rendering and tools.
     super().__init__(
@@ -296,7 +365,8 @@ class HandManipulateEnv(HandServos, GoalEnv):
     self._obj_qpos = int(joint.qposadr[0])
     self._obj_qvel = int(joint.dofadr[0])
     self._target_mocap = int(m.body_mocapid[m.body("target").id])
-    self._qpos0 = np.array(m.qpos0, np.float32)  # hand joints at 0, the object at OBJECT_POS, upright
+    # Hand joints at 0, the object at OBJECT_POS in its initial orientation (the body's).
+    self._qpos0 = np.array(m.qpos0, np.float32)
     self._parallel = parallel_quats()
 
   # ---------------------------------------------------------------- distances and rewards
@@ -350,7 +420,7 @@ class HandManipulateEnv(HandServos, GoalEnv):
 
   def _initial_object(self, u: jax.Array) -> jax.Array:
     pos = jnp.asarray(OBJECT_POS, jnp.float32)
-    quat = jnp.array([1.0, 0.0, 0.0, 0.0], jnp.float32)
+    quat = jnp.asarray(self._qpos0[self._obj_qpos + 3 : self._obj_qpos + 7])
     if self.randomize_initial_rotation and self.target_rotation != "fixed":
       quat = quat_mul(quat, self._rotation(u[:5]))
     if self.randomize_initial_position and self.target_position != "fixed":

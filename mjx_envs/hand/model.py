@@ -254,10 +254,12 @@ def scene_xml(
   cone: str = "pyramidal",
   worldbody_extra: str = "",
   object_floor: bool = False,
+  floor_z: float = 0.0,
 ) -> str:
   """A whole model: the hand on its mount above a floor, a light and a camera, with the reference's
   solver settings (0.002 s, Newton, 20 iterations, pyramidal cones, Euler) by default. The floor collides
-  with nothing, or with `worldbody_extra`'s objects (contype OBJECT_CONTYPE) when `object_floor`."""
+  with nothing, or with `worldbody_extra`'s objects (contype OBJECT_CONTYPE) when `object_floor`; its
+  height is `floor_z` (the reference's pen scene: -0.2)."""
   floor_bits = FLOOR_CONTYPE if object_floor else 0
   # A camera in front of the fingertips, above the side the fingers curl to, looking at the palm.
   eye, look = (1.22, 0.72, 0.36), (1.0, 0.9, 0.16)
@@ -271,7 +273,7 @@ def scene_xml(
   <worldbody>
     <light pos="1 1 4" dir="0 0 -1" directional="true"/>
     {camera_xml("overview", eye, look)}
-    <geom name="floor" type="plane" size="1 1 1" pos="1 1 0" rgba="0.2 0.2 0.2 1"
+    <geom name="floor" type="plane" size="1 1 1" pos="1 1 {floor_z}" rgba="0.2 0.2 0.2 1"
           contype="{floor_bits}" conaffinity="{floor_bits}"/>
     {hand_xml()}
     {worldbody_extra}
