@@ -6,7 +6,8 @@ differences, parity figures); the scripted expert in `mjx_envs/hand/scripted.py`
 tasks' Block family (`mjx_envs/hand/manipulate.py`: HandManipulateBlockRotateZ, ...RotateParallel,
 ...RotateXYZ, HandManipulateBlock and its alias HandManipulateBlockFull), the egg's (HandManipulateEggRotate,
 HandManipulateEgg, alias HandManipulateEggFull) and the pen's (HandManipulatePenRotate, HandManipulatePen,
-alias HandManipulatePenFull); the reference's `-v1` ids.
+alias HandManipulatePenFull), and the `..._BooleanTouchSensors` / `..._ContinuousTouchSensors` variants of
+the reference's 8; the reference's `-v1` ids.
 
     env = mjx_envs.make("HandReach", reward_type="dense")
 """

@@ -18,6 +18,15 @@ version used here, `-v0` for mujoco-py's, and `...Dense-v1` for the dense reward
   False), `ignore_z_target_rotation` True (the pen's rotation about its own axis is ignored: its z Euler
   angle), `distance_threshold` 0.05; the floor is at z = -0.2 (the reference's pen scene).
 
+- The touch-sensor variants, `{T}_BooleanTouchSensors` and `{T}_ContinuousTouchSensors` for T in the
+  reference's 8 (BlockRotateZ, BlockRotateParallel, BlockRotateXYZ, Block, EggRotate, Egg, PenRotate,
+  Pen): config `touch_get_obs` "boolean" / "sensordata" (also "log", and "off" for the others). The
+  model gets the reference's 92 touch sites (mjx_envs/hand/model.py TOUCH_SITES: world positions at
+  qpos0, sizes and order equal to the reference's, checked 2026-11-26) with a MuJoCo `touch` sensor each;
+  the observation [153] appends their readings (boolean: reading > 0; sensordata: the normal force in N;
+  log: log(1 + reading)), as the reference's `MujocoManipulateTouchSensorsEnv._get_obs`. Its
+  `touch_visualisation` (site colours) is not modelled.
+
 Semantics (the reference's `MujocoManipulateEnv`, tests/fixtures/hand_manipulate_reference.*):
 - The scene is HandReach's hand (mjx_envs/hand/model.py; 24 joints, 20 position servos, the wrist's two
   joints included: the reference's manipulate scenes mount the same hand) with a 5 cm block (box
@@ -175,6 +184,24 @@ TASKS = {
   "HandManipulatePenFull": ("pen", "random", "xyz"),
   "HandManipulatePen": ("pen", "random", "xyz"),
 }
+# The touch-sensor variants (the reference's names): the base task with `touch_get_obs` set.
+TOUCH_GET_OBS = ("off", "boolean", "sensordata", "log")
+TOUCH_OBS = {
+  f"{base}_{kind}TouchSensors": mode
+  for base in (
+    "HandManipulateBlockRotateZ",
+    "HandManipulateBlockRotateParallel",
+    "HandManipulateBlockRotateXYZ",
+    "HandManipulateBlock",
+    "HandManipulateEggRotate",
+    "HandManipulateEgg",
+    "HandManipulatePenRotate",
+    "HandManipulatePen",
+  )
+  for kind, mode in (("Boolean", "boolean"), ("Continuous", "sensordata"))
+}
+TASKS.update({name: TASKS[name.split("_")[0]] for name in TOUCH_OBS})
+N_TOUCH = len(hand_model.TOUCH_SITES)
 
 
 # ------------------------------------------------------------------------------- quaternions (w, x, y, z)
@@ -255,6 +282,9 @@ def default_config(task: str) -> dict[str, Any]:
     "iterations": 20,  # Newton solver iterations (the reference's)
     "ls_iterations": 50,  # line-search iterations (MuJoCo's default, the reference's)
     "cone": "pyramidal",  # friction cone (the reference's)
+    # Touch readings appended to the observation [N_TOUCH]: "off" (none, no sensors in the model),
+    # "boolean" (reading > 0), "sensordata" (the normal force, N) or "log" (log(1 + reading)).
+    "touch_get_obs": TOUCH_OBS.get(task, "off"),
     "reset_tries": 5,  # draws of an initial state before the last one is kept (see the docstring)
     "impl": "auto",  # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax" or "warp"
     "warp_max_envs": None,  # impl="warp": the most envs in one batch (None: 1024)
@@ -285,6 +315,10 @@ def validate_config(task: str, cfg: Mapping[str, Any]) -> None:
   for key in ("randomize_initial_position", "randomize_initial_rotation", "ignore_z_target_rotation"):
     if not isinstance(cfg[key], (bool, np.bool_)):
       raise ConfigError(f"{task}: config {key!r} must be True or False, got {cfg[key]!r}")
+  if cfg["touch_get_obs"] not in TOUCH_GET_OBS:
+    raise ConfigError(
+      f"{task}: config 'touch_get_obs' must be one of {TOUCH_GET_OBS}, got {cfg['touch_get_obs']!r}"
+    )
   v = cfg["reset_tries"]
   if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
     raise ConfigError(f"{task}: config 'reset_tries' must be an integer >= 1, got {v!r}")
@@ -341,6 +375,8 @@ class HandManipulateEnv(HandServos, GoalEnv):
     self.episode_length = int(cfg["episode_length"])
     self.relative_control = bool(cfg["relative_control"])
     self.reset_tries = int(cfg["reset_tries"])
+    self.touch_get_obs = cfg["touch_get_obs"]
+    touch = self.touch_get_obs != "off"
     self.xml = hand_model.scene_xml(
       task,
       sim_dt=float(cfg["sim_dt"]),
@@ -350,6 +386,7 @@ class HandManipulateEnv(HandServos, GoalEnv):
       worldbody_extra=object_xml(self.object),
       object_floor=True,
       floor_z=float(OBJECTS[self.object].get("floor_z", 0.0)),
+      touch_sensors=touch,
     )
     # The observation reads qpos and qvel only; the body poses serve rendering and tools.
     super().__init__(
@@ -357,7 +394,7 @@ class HandManipulateEnv(HandServos, GoalEnv):
       int(cfg["n_substeps"]),
       impl=cfg["impl"],
       warp_max_envs=cfg["warp_max_envs"],
-      c_fields=("xpos", "xquat"),
+      c_fields=("xpos", "xquat", "sensordata") if touch else ("xpos", "xquat"),
     )
     m = self.mj_model
     self._setup_servos(m)
@@ -446,7 +483,15 @@ class HandManipulateEnv(HandServos, GoalEnv):
   def _obs(self, d: mjx.Data, goal: jax.Array):
     obj = d.qpos[self._obj_qpos : self._obj_qpos + 7]
     vel = d.qvel[self._obj_qvel : self._obj_qvel + 6]
-    observation = jnp.concatenate([self.hand_obs(d), vel, obj])
+    parts = [self.hand_obs(d), vel, obj]
+    if self.touch_get_obs != "off":  # the model's only sensors: the touch sensors, TOUCH_SITES' order
+      touch = d.sensordata
+      if self.touch_get_obs == "boolean":
+        touch = (touch > 0.0).astype(jnp.float32)
+      elif self.touch_get_obs == "log":
+        touch = jnp.log1p(touch)
+      parts.append(touch)
+    observation = jnp.concatenate(parts)
     return {
       "observation": observation.astype(jnp.float32),
       "achieved_goal": obj.astype(jnp.float32),
@@ -496,4 +541,5 @@ class HandManipulateEnv(HandServos, GoalEnv):
 
   @property
   def observation_size(self):
-    return {"observation": (61,), "achieved_goal": (7,), "desired_goal": (7,)}
+    n = 61 + (N_TOUCH if self.touch_get_obs != "off" else 0)
+    return {"observation": (n,), "achieved_goal": (7,), "desired_goal": (7,)}

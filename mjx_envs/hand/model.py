@@ -22,7 +22,10 @@ the reference's over 25 steps):
 - The floor does not collide with the hand: the bounding spheres of the hand's moving geoms stay 5 cm
   above it. In the manipulate scenes (`object_floor=True`) it collides with the object only (contact
   bit 2, OBJECT_CONTYPE), as the reference's floor catches a dropped object.
-- No touch or joint sensors (HandReach reads none; the touch-sensor tasks will add sites).
+- No joint sensors. Touch sensors only where asked (`scene_xml(touch_sensors=True)`: the manipulate tasks'
+  `..._BooleanTouchSensors` / `..._ContinuousTouchSensors`): TOUCH_SITES, the reference's 92 sites
+  (robot_touch_sensors_92.xml's numbers: bodies, shapes, positions, sizes, order), a MuJoCo `touch`
+  sensor on each, in the same order.
 """
 
 from __future__ import annotations
@@ -93,6 +96,82 @@ HAND_RGBA = "0.4 0.5 0.6 1"
 # of a manipulate scene (contype = conaffinity = 2), so the hand never meets the floor.
 OBJECT_CONTYPE = 3
 FLOOR_CONTYPE = 2
+
+
+def _touch_segment(body: str, name: str, half: float, z: float, half_z: float, tip_z: float, tip_r: float):
+  """A finger segment's 5 touch sites: 4 boxes (front/back x left/right, half-widths `half`) centred at
+  height z, then a sphere of radius tip_r at tip_z."""
+  boxes = tuple(
+    (body, f"{name}_{fb}_{lr}", "box", (sx * half, sy * half, z), (half, half, half_z))
+    for fb, sy in (("front", -1), ("back", 1))
+    for lr, sx in (("left", -1), ("right", 1))
+  )
+  return (*boxes, (body, f"{name}_tip", "sphere", (0, 0, tip_z), (tip_r,)))
+
+
+def _touch_finger(f: str):
+  """A finger's 17 touch sites (proximal 7, middle 5, distal 5), the reference's order."""
+  s, prox = 0.005, f"{f}proximal"
+  proximal = (
+    (prox, f"{prox}_front_left_bottom", "box", (-s, -s, 0.00625), (s, s, 0.01625)),
+    (prox, f"{prox}_front_right_bottom", "box", (s, -s, 0.00625), (s, s, 0.01625)),
+    (prox, f"{prox}_front_left_top", "box", (-s, -s, 0.03875), (s, s, 0.01625)),
+    (prox, f"{prox}_front_right_top", "box", (s, -s, 0.03875), (s, s, 0.01625)),
+    (prox, f"{prox}_back_left", "box", (-s, s, 0.0225), (s, s, 0.0325)),
+    (prox, f"{prox}_back_right", "box", (s, s, 0.0225), (s, s, 0.0325)),
+    (prox, f"{prox}_tip", "sphere", (0, 0, 0.045), (0.011,)),
+  )
+  return (
+    *proximal,
+    *_touch_segment(f"{f}middle", f"{f}middle", 0.00451, 0.0125, 0.02055, 0.025, 0.009),
+    *_touch_segment(f"{f}distal", f"{f}tip", 0.00451, 0.012, 0.01905, 0.024, 0.008),
+  )
+
+
+# The reference's 92 touch sites (robot_touch_sensors_92.xml), its order: (body, name without the "T_"
+# prefix, type, pos, size). Palm 8, fore/middle/ring finger 17 each, little finger 18 (metacarpal 1),
+# thumb 15.
+_PALM_BOX = (0.011, 0.007, 0.016)
+TOUCH_SITES = (
+  ("palm", "palm_b0", "box", (0.011, -0.005, 0.006), (0.033, 0.007, 0.019)),
+  ("palm", "palm_bl", "box", (-0.011, -0.005, 0.041), _PALM_BOX),
+  ("palm", "palm_bm", "box", (0.011, -0.005, 0.041), _PALM_BOX),
+  ("palm", "palm_br", "box", (0.033, -0.005, 0.041), _PALM_BOX),
+  ("palm", "palm_fl", "box", (-0.011, -0.005, 0.073), _PALM_BOX),
+  ("palm", "palm_fm", "box", (0.011, -0.005, 0.073), _PALM_BOX),
+  ("palm", "palm_fr", "box", (0.033, -0.005, 0.073), _PALM_BOX),
+  ("palm", "palm_b1", "box", (-0.0325, -0.005, 0.014), (0.012, 0.007, 0.027)),
+  *_touch_finger("ff"),
+  *_touch_finger("mf"),
+  *_touch_finger("rf"),
+  ("lfmetacarpal", "lfmetacarpal_front", "box", (-0.0165, -0.005, 0.00975), (0.01, 0.007, 0.026)),
+  *_touch_finger("lf"),
+  *_touch_segment("thproximal", "thproximal", 0.007, 0.019, 0.032, 0.038, 0.014),
+  *_touch_segment("thmiddle", "thmiddle", 0.006, 0.016, 0.027, 0.032, 0.012),
+  *_touch_segment("thdistal", "thtip", 0.0056, 0.013, 0.02218, 0.026, 0.01),
+)
+assert len(TOUCH_SITES) == 92
+
+
+def with_touch_sites(xml: str) -> str:
+  """`xml` (holding hand_xml's bodies) with TOUCH_SITES inserted at the top of their bodies."""
+  for body in dict.fromkeys(b for b, *_ in TOUCH_SITES):
+    sites = "".join(
+      f'\n  <site name="T_{n}" type="{t}" pos="{_v(p)}" size="{_v(z)}" rgba="0 0.5 0 0.2" group="4"/>'
+      for b, n, t, p, z in TOUCH_SITES
+      if b == body
+    )
+    head = f'<body name="{body}"'
+    i = xml.index(head)
+    j = xml.index(">", i) + 1
+    xml = xml[:j] + sites + xml[j:]
+  return xml
+
+
+def touch_sensors_xml() -> str:
+  """A `touch` sensor on each of TOUCH_SITES, in their order (MJCF sensor section)."""
+  rows = "".join(f'\n  <touch name="TS_{n}" site="T_{n}"/>' for _, n, *_ in TOUCH_SITES)
+  return f"<sensor>{rows}\n</sensor>"
 
 
 def _v(x) -> str:
@@ -255,11 +334,13 @@ def scene_xml(
   worldbody_extra: str = "",
   object_floor: bool = False,
   floor_z: float = 0.0,
+  touch_sensors: bool = False,
 ) -> str:
   """A whole model: the hand on its mount above a floor, a light and a camera, with the reference's
   solver settings (0.002 s, Newton, 20 iterations, pyramidal cones, Euler) by default. The floor collides
   with nothing, or with `worldbody_extra`'s objects (contype OBJECT_CONTYPE) when `object_floor`; its
-  height is `floor_z` (the reference's pen scene: -0.2)."""
+  height is `floor_z` (the reference's pen scene: -0.2). `touch_sensors` adds TOUCH_SITES and their
+  sensors."""
   floor_bits = FLOOR_CONTYPE if object_floor else 0
   # A camera in front of the fingertips, above the side the fingers curl to, looking at the palm.
   eye, look = (1.22, 0.72, 0.36), (1.0, 0.9, 0.16)
@@ -275,8 +356,9 @@ def scene_xml(
     {camera_xml("overview", eye, look)}
     <geom name="floor" type="plane" size="1 1 1" pos="1 1 {floor_z}" rgba="0.2 0.2 0.2 1"
           contype="{floor_bits}" conaffinity="{floor_bits}"/>
-    {hand_xml()}
+    {with_touch_sites(hand_xml()) if touch_sensors else hand_xml()}
     {worldbody_extra}
   </worldbody>
   {hand_parts_xml()}
+  {touch_sensors_xml() if touch_sensors else ""}
 </mujoco>"""

@@ -18,6 +18,7 @@ within 30%.
 import mjx_envs
 from mjx_envs.core import ConfigError
 from mjx_envs.hand import manipulate
+from mjx_envs.hand import model as hand_model
 
 import json
 import os
@@ -417,6 +418,29 @@ def test_egg_and_pen_dynamics_and_resets(object_run, ref):
     assert ag[:, 3:].std(0).max() < 0.05 and ref_obj[:, 9:].std(0).max() < 0.05
   else:  # a random rotation about a random axis: spread over the sphere
     assert ag[:, 3:].std(0).min() > 0.2 and ref_obj[:, 9:].std(0).min() > 0.2
+
+
+def test_touch_sensor_variants():
+  """The reference's 16 touch-sensor names; 92 readings appended (the sites checked against the
+  reference's by hand, 2026-11-26: world positions at qpos0, sizes and order equal); the block resting on
+  the palm after the settling reads on some palm sensors, boolean as reading > 0."""
+  assert len(manipulate.TOUCH_OBS) == 16 and set(manipulate.TOUCH_OBS) <= set(mjx_envs.registered())
+  assert mjx_envs.default_config("HandManipulatePen_BooleanTouchSensors")["distance_threshold"] == 0.05
+  pose = jnp.asarray([1.0, 0.87, 0.2, 1.0, 0.0, 0.0, 0.0])
+  obs = {}
+  for kind in ("Boolean", "Continuous"):
+    e = mjx_envs.make(f"HandManipulateBlockRotateZ_{kind}TouchSensors", impl="c")
+    assert e.observation_size["observation"] == (61 + 92,) and e.mj_model.nsensor == 92
+    obs[kind] = np.asarray(jax.jit(lambda p, e=e: e.start_from(e.settle(p)[0], p).obs["observation"])(pose))
+  names = [n for _, n, *_ in hand_model.TOUCH_SITES]
+  cont, boolean = obs["Continuous"][61:], obs["Boolean"][61:]
+  np.testing.assert_array_equal(obs["Continuous"][:61], obs["Boolean"][:61])
+  np.testing.assert_array_equal(boolean, (cont > 0).astype(np.float32))
+  palm = [i for i, n in enumerate(names) if n.startswith("palm")]
+  assert cont[palm].max() > 0.1 and (cont >= 0).all()  # N; the block weighs 0.7 N
+  assert 0 < boolean.sum() < 46  # the few sites under the block
+  with pytest.raises(ConfigError, match="touch_get_obs"):
+    mjx_envs.make("HandManipulateBlock", touch_get_obs="yes")
 
 
 # ------------------------------------------------------------------------------------ slow tier
