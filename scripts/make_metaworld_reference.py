@@ -326,6 +326,47 @@ CONSTRAINTS.update(  # walls group
     for t in ("reach-wall-v3", "push-wall-v3", "pick-place-wall-v3", "push-back-v3")
   }
 )
+# dials group (metaworld_reference_dials): the faucet, the dial, the coffee machine, the lever
+_MUG_CAGING = ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp"]
+_DIALS_GROUP = {
+  # task: (policy, reads, extra recorded reads)
+  "faucet-open-v3": (
+    "SawyerFaucetOpenV3Policy",
+    ["tcp_center", "target_pos", "obj_init_pos", "init_tcp"],
+    ["qpos:knob_Joint_1", "site:handleStartOpen"],
+  ),
+  "faucet-close-v3": (
+    "SawyerFaucetCloseV3Policy",
+    ["tcp_center", "target_pos", "obj_init_pos", "init_tcp"],
+    ["qpos:knob_Joint_1", "site:handleStartClose"],
+  ),
+  "dial-turn-v3": (
+    "SawyerDialTurnV3Policy",
+    ["tcp_center", "target_pos", "init_tcp", "dial_push_position"],
+    ["qpos:knob_Joint_1", "body_com:dial"],
+  ),
+  "coffee-button-v3": (
+    "SawyerCoffeeButtonV3Policy",
+    ["tcp_center", "init_tcp", "target_pos"],
+    ["site:buttonStart", "body_com:obj", "body_xpos:cmbutton"],
+  ),
+  "coffee-push-v3": ("SawyerCoffeePushV3Policy", _MUG_CAGING + ["touching_main_object"], ["body_com:obj"]),
+  "coffee-pull-v3": ("SawyerCoffeePullV3Policy", _MUG_CAGING + ["touching_main_object"], ["body_com:obj"]),
+  "lever-pull-v3": (
+    "SawyerLeverPullV3Policy",
+    ["init_tcp", "_lever_pos_init", "target_pos", "qpos:LeverAxis"],
+    ["site:leverStart"],
+  ),
+}
+POLICIES.update({t: p for t, (p, _, _) in _DIALS_GROUP.items()})
+READS.update({t: list(r) for t, (_, r, _) in _DIALS_GROUP.items()})
+EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _DIALS_GROUP.items()})
+CONSTRAINTS.update(
+  {
+    t: {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15}
+    for t in ("coffee-push-v3", "coffee-pull-v3")
+  }
+)
 
 
 def motion_sequences():
