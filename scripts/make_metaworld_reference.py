@@ -313,6 +313,19 @@ _PRESS_GROUP = {
 POLICIES.update({t: p for t, (p, _, _) in _PRESS_GROUP.items()})
 READS.update({t: list(r) for t, (_, r, _) in _PRESS_GROUP.items()})
 EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _PRESS_GROUP.items()})
+# objects group (metaworld_reference_objects): the block / ball / object tasks
+_BLOCK_CAGING = ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp"]
+_OBJECTS_GROUP = {
+  # task: (policy, reads, extra recorded reads)
+  "sweep-v3": (
+    "SawyerSweepV3Policy",
+    _BLOCK_CAGING + ["init_left_pad", "init_right_pad", "touching_main_object"],
+    ["body_com:obj"],
+  ),
+}
+POLICIES.update({t: p for t, (p, _, _) in _OBJECTS_GROUP.items()})
+READS.update({t: list(r) for t, (_, r, _) in _OBJECTS_GROUP.items()})
+EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _OBJECTS_GROUP.items()})
 # The reference's rejection rule on a drawn rand_vec (reset_model's `while` loops), as data.
 CONSTRAINTS = {
   "reach-v3": {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.15},

@@ -172,3 +172,27 @@ def make_mt10(envs_per_task: int = 1, **task_config) -> MultiTask:
     raise ConfigError(f"MT10: tasks {missing} are not built")
   envs = [sawyer.SawyerEnv(_tasks.module(n).TASK, **task_config) for n in MT10_TASKS]
   return MultiTask(envs, MT10_TASKS, envs_per_task)
+
+
+def scripted_rollout(names: Sequence[str], envs_per_task: int, steps: int, key, **task_config):
+  """ONE batched rollout of tasks `names` (`envs_per_task` worlds each, as a `MultiTask`), every world
+  following its task's scripted controller (`tasks.<module>.scripted`) for `steps` steps from
+  `reset(key)`. Returns (MultiTask, first State, last State, rewards [steps, T*N]); `mt.split(...)` gives
+  per-task views."""
+  envs = [sawyer.SawyerEnv(_tasks.module(n).TASK, **task_config) for n in names]
+  mt = MultiTask(envs, names, envs_per_task)
+  ctrls = [_tasks.module(n).scripted for n in names]
+
+  @jax.jit
+  def run(key):
+    s0 = mt.reset(key)
+
+    def body(s, _):
+      acts = jnp.concatenate([c(o) for c, o in zip(ctrls, mt.split(s.obs[:, :39]))], 0)
+      s = mt.step(s, acts)
+      return s, s.reward
+
+    s, rew = jax.lax.scan(body, s0, None, length=steps)
+    return s0, s, rew
+
+  return (mt, *run(key))

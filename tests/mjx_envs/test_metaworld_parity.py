@@ -454,6 +454,10 @@ FIRST_OBS_ATOL["plate-slide-back-v3"] = 0.006
 # the swing.
 FIRST_OBS_ATOL["door-close-v3"] = 0.1
 FIRST_OBS_QUAT_ATOL = {"door-close-v3": 0.08}
+# Objects group: sweep's reset puts the block's body origin (its bottom) at the drawn z 0.02, 2 cm above the
+# table; the reference's first records (steps 1 .. 26) see it falling or landed at z 0.0191 .. -0.003, where
+# our reset_to observes the placed pose (measured 2.30e-2 m in z; x and y within 3e-8 m).
+FIRST_OBS_ATOL["sweep-v3"] = 0.025
 
 
 @pytest.mark.parametrize("task", TASKS)

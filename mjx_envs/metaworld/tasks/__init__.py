@@ -36,6 +36,7 @@ MODULES.update(
     "plate-slide-back-v3": "plate_slide_back",
     "plate-slide-side-v3": "plate_slide_side",
     "plate-slide-back-side-v3": "plate_slide_back_side",
+    "sweep-v3": "sweep",
   }
 )
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import TCP_BELOW_HAND
-from mjx_envs.metaworld.tasks import push
+from mjx_envs.metaworld.tasks import _block, push
 
 import dataclasses
 
@@ -54,28 +54,8 @@ OBJECTS_XML = """
 
 
 def caging(obj, reads):
-  """This env's own `_gripper_caging_reward` (see the docstring)."""
-  pad_margin, grip_margin, xz_margin = 0.05, OBJ_RADIUS + 0.003, 0.01
-  gaps = (reads["left_pad"][..., 1] - obj[..., 1], obj[..., 1] - reads["right_pad"][..., 1])
-  inits = (reads["init_left_pad"], reads["init_right_pad"])
-  margins = [jnp.abs(jnp.abs(obj[..., 1] - p[..., 1]) - pad_margin) for p in inits]
-
-  def both(upper):
-    left, right = (
-      R.tolerance(g, bounds=(OBJ_RADIUS, upper), margin=m, sigmoid="long_tail") for g, m in zip(gaps, margins)
-    )
-    return R.hamacher_product(right, left)
-
-  y_caging, y_gripping = both(pad_margin), both(grip_margin)
-  xz = jnp.array([0, 2])
-  tcp_obj_xz = jnp.linalg.norm(reads["tcp_center"][..., xz] - obj[..., xz], axis=-1)
-  margin_xz = (
-    jnp.linalg.norm(reads["obj_init_pos"][..., xz] - reads["init_tcp"][..., xz], axis=-1) - xz_margin
-  )
-  xz_caging = R.tolerance(tcp_obj_xz, bounds=(0, xz_margin), margin=margin_xz, sigmoid="long_tail")
-  cage = R.hamacher_product(y_caging, xz_caging)
-  gripping = jnp.where(cage > 0.95, y_gripping, 0.0)
-  return (cage + gripping) / 2
+  """This env's own `_gripper_caging_reward` (see the docstring): tasks/_block.py's form with its margins."""
+  return _block.caging(obj, reads, OBJ_RADIUS, OBJ_RADIUS + 0.003, 0.01)
 
 
 def reward(obs, action, reads):
