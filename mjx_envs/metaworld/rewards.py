@@ -69,6 +69,19 @@ def inverse_tolerance(x, bounds=(0.0, 0.0), margin=0.0, sigmoid: str = "reciproc
   return 1 - tolerance(x, bounds=bounds, margin=margin, sigmoid=sigmoid, value_at_margin=0)
 
 
+def within(x, radius: float, x_init, sigmoid: str = "long_tail"):
+  """tolerance(x, (0, radius), margin |x_init - radius|): the reference's usual "distance within a radius,
+  its margin the initial distance" term."""
+  return tolerance(x, bounds=(0.0, radius), margin=jnp.abs(x_init - radius), sigmoid=sigmoid)
+
+
+def info(success, near_object, grasp_success, grasp_reward, in_place_reward, obj_to_target, unscaled_reward):
+  """The reference's `evaluate_state` info dict (sawyer.INFO_KEYS), booleans as float32."""
+  vals = (success, near_object, grasp_success, grasp_reward, in_place_reward, obj_to_target, unscaled_reward)
+  keys = ("success", "near_object", "grasp_success", "grasp_reward", "in_place_reward", "obj_to_target")
+  return {k: jnp.asarray(v, jnp.float32) for k, v in zip(keys + ("unscaled_reward",), vals)}
+
+
 def hamacher_product(a, b):
   """The Hamacher t-norm a b / (a + b - a b), 0 where a + b - a b is 0."""
   den = a + b - a * b

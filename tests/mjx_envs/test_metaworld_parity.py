@@ -194,8 +194,16 @@ def reference_rule(meta, task, rand_vec):
   c = meta["tasks"][task]["constraint"]
   if c is None:
     return np.ones(rand_vec.shape[:-1], bool)
+  return constraint_distance(c, rand_vec) >= c["min"]
+
+
+def constraint_distance(c, rand_vec):
+  """The distance a rejection rule bounds: between two xy pairs of rand_vec ("xy_distance_at_least") or
+  from one pair to a fixed point ("xy_distance_to_point_at_least": sweep-into's target)."""
+  if c["kind"] == "xy_distance_to_point_at_least":
+    return np.linalg.norm(rand_vec[..., c["a"]] - np.asarray(c["point"]), axis=-1)
   assert c["kind"] == "xy_distance_at_least", c
-  return np.linalg.norm(rand_vec[..., c["a"]] - rand_vec[..., c["b"]], axis=-1) >= c["min"]
+  return np.linalg.norm(rand_vec[..., c["a"]] - rand_vec[..., c["b"]], axis=-1)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -223,7 +231,7 @@ def test_reset_distribution_matches_reference(task, ref):
   # (float32 against float64 may disagree only within 1e-6 m of the threshold)
   c = meta["tasks"][task]["constraint"]
   if c is not None:
-    margin = np.abs(np.linalg.norm(cands[:, c["a"]] - cands[:, c["b"]], axis=-1) - c["min"])
+    margin = np.abs(constraint_distance(c, cands) - c["min"])
     ours_valid, theirs_valid = ours_valid[margin > 1e-6], theirs_valid[margin > 1e-6]
   np.testing.assert_array_equal(
     ours_valid, theirs_valid, err_msg=f"{task}: valid() differs from the reference's rule"
@@ -240,7 +248,7 @@ def test_reset_distribution_matches_reference(task, ref):
   assert (
     reference_rule(meta, task, ours + 0.0).all()
     or c is None
-    or (np.linalg.norm(ours[:, c["a"]] - ours[:, c["b"]], axis=-1) >= c["min"] - 1e-6).all()
+    or (constraint_distance(c, ours) >= c["min"] - 1e-6).all()
   ), task
   span = high - low
   tol = COVER * span + 1e-7
@@ -454,6 +462,12 @@ FIRST_OBS_ATOL["plate-slide-back-v3"] = 0.006
 # the swing.
 FIRST_OBS_ATOL["door-close-v3"] = 0.1
 FIRST_OBS_QUAT_ATOL = {"door-close-v3": 0.08}
+# door-lock: the reference's reset steps the physics once after moving the door, and where the door lands on
+# the hand's open finger (benchmark episode 0) the finger knocks the lock down 0.058 rad before the first
+# record (ours, 5 mm higher without the arm's sag, nudges it 0.01 rad up after the reset: measured 5.10e-3 m).
+# door-unlock: the reference's lock, set to 1.5708 past its 1.57 limit, springs back to 1.543 over 7 steps (ours
+# settles 0.005 rad deeper into the limit): a first record at step 7 sees the tip 2.52e-3 m away.
+FIRST_OBS_ATOL.update({"door-lock-v3": 0.006, "door-unlock-v3": 0.003})
 # Objects group: sweep's reset puts the block's body origin (its bottom) at the drawn z 0.02, 2 cm above the
 # table; the reference's first records (steps 1 .. 26) see it falling or landed at z 0.0191 .. -0.003, where
 # our reset_to observes the placed pose (measured 2.30e-2 m in z; x and y within 3e-8 m).

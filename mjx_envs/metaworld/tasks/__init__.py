@@ -28,6 +28,8 @@ MODULES.update(
     "button-press-wall-v3": "button_press_wall",
     "button-press-topdown-wall-v3": "button_press_topdown_wall",
     "door-close-v3": "door_close",
+    "door-lock-v3": "door_lock",
+    "door-unlock-v3": "door_unlock",
     "reach-wall-v3": "reach_wall",
     "push-wall-v3": "push_wall",
     "pick-place-wall-v3": "pick_place_wall",

@@ -116,3 +116,117 @@ def handle_objects(env, d):
 
 def door_qpos(env, d):
   return d.qpos[int(env.mj_model.joint("doorjoint").qposadr[0])]
+
+
+# -- the locked door (door-lock-v3, door-unlock-v3) ---------------------------------------------------------
+# The reference's `objects/assets/doorlockA.xml` in `sawyer_xyz/sawyer_door_lock.xml`: the same safe, the door
+# fixed (no hinge: `door_link` at (-0.185, -0.1, 0), its collision boxes at the reference's places: panel,
+# lock base, the handle's base, shaft and grip bars as the reference's boxes at z -0.05) and `lock_link` at
+# (0.185, -0.018, 0.061) in door_link, a hinge about y (range [0, 1.57], damping 2, armature 0.001; 0: the
+# lock's arm horizontal, pointing +x; 1.57: hanging down), one collision box of mass 0.001 (inertia from it,
+# as the reference compiles it) and the sites `lockStartLock` (0.09, -0.04, 0.01) and `lockStartUnlock`
+# (0.09, -0.04, -0.01). The lock's arm never meets the door's boxes (1 mm apart in y at every angle), so
+# the parent-child filter (which the reference's world-welded door escapes) drops no contact here.
+LOCK_LINK_POS = tuple(a + b for a, b in zip(DOOR_LINK_POS, (0.185, -0.018, 0.061)))  # in the door body
+LOCK_BOX_Y = -0.024  # the arm's centre line, lock_link frame
+
+LOCK_DOOR_XML = f"""
+    <body name="door" mocap="true" pos="0 0.9 0.15">
+      <body name="doorlockA">{SAFE_XML}
+        <body name="door_link" pos="{f(DOOR_LINK_POS)}">
+          <geom name="door_panel" type="box" pos="0.185 0 0" size="0.184 0.01 0.124" {COL} rgba="0.4 0.42 0.45 1"/>
+          <geom type="box" pos="0.185 -0.009 0.061" size="0.047 0.013 0.047" {COL} rgba="0.75 0.75 0.75 1"/>
+          <geom type="box" pos="0.325 -0.006 -0.05" size="0.028 0.012 0.028" {COL} rgba="0.75 0.75 0.75 1"/>
+          <geom type="box" euler="1.57 0 0" pos="0.325 -0.065 -0.05" size="0.013 0.013 0.047" {COL}
+                rgba="0.75 0.75 0.75 1"/>
+          <geom type="box" euler="0 1.57 0" pos="0.381 -0.12 -0.05" size="0.019 0.019 0.075" {COL}
+                rgba="0.75 0.75 0.75 1"/>
+          <geom type="box" euler="0 1.57 0" pos="0.395 -0.12 -0.05" size="0.023 0.023 0.054" {COL}
+                rgba="0.75 0.75 0.75 1"/>
+          <body name="lock_link" pos="0.185 -0.018 0.061">
+            <joint name="lock_joint" type="hinge" axis="0 1 0" range="0 1.57" limited="true" damping="2"
+                   armature="0.001"/>
+            <geom name="lock_geom" type="box" pos="0.042 -0.024 0" size="0.05 0.019 0.01" mass="0.001" {COL}
+                  rgba="0.75 0.75 0.75 1"/>
+            <site name="lockStartLock" pos="0.09 -0.04 0.01" size="0.005" rgba="1 1 1 1"/>
+            <site name="lockStartUnlock" pos="0.09 -0.04 -0.01" size="0.005" rgba="0 0 0 1"/>
+          </body>
+        </body>
+      </body>
+    </body>"""
+
+
+def lock_place(angle: float, target_offset):
+  """place(env, d, rand_vec) of a lock task: the door body at rand_vec, the lock at `angle` at rest;
+  obj_init_pos = lock_link's position (the hinge), target_pos = it + `target_offset`."""
+
+  def place(env, d, rand_vec):
+    m = env.mj_model
+    j = m.joint("lock_joint")
+    a, v = int(j.qposadr[0]), int(j.dofadr[0])
+    d = d.replace(
+      mocap_pos=d.mocap_pos.at[int(m.body("door").mocapid[0])].set(rand_vec),
+      qpos=d.qpos.at[a].set(angle),
+      qvel=d.qvel.at[v].set(0.0),
+    )
+    lock = rand_vec + jnp.array(LOCK_LINK_POS)
+    target = lock + jnp.array(target_offset)
+    return d, {"target_pos": target, "obj_init_pos": lock, "maxPullDist": jnp.linalg.norm(target - lock)}
+
+  return place
+
+
+def lock_objects(site: str):
+  """objects(env, d) of a lock task: (site `site`'s position, door_link's xquat [w, x, y, z])."""
+
+  def objects(env, d):
+    m = env.mj_model
+    return d.site_xpos[m.site(site).id], d.xquat[m.body("door_link").id]
+
+  return objects
+
+
+def lock_reads(env, d, ctx):
+  """The reference's obj_init_pos of the lock tasks is a view of lock_link's live xpos."""
+  del ctx
+  return {"obj_init_pos": d.xpos[env.mj_model.body("lock_link").id]}
+
+
+def push_lock(obs, hinge, sign: float, behind: float = 0.035, ahead: float = 0.04):
+  """Turn the lock by pushing its tip (obs[4:7], a site near the arm's end) along its path about `hinge`
+  [..., 3] (sign +1: towards 0, unlocking; -1: towards 1.57, locking). The gripper closed; the pads' bottom
+  (the tcp, 4.5 cm below the hand) goes to `behind` the tip on its path, from above when far, then pushes
+  to `ahead` of it, following the tip as the arm turns."""
+  hand, tip = obs[..., 0:3], obs[..., 4:7]
+  tcp = hand - jnp.array([0.0, 0.0, 0.045])
+  rx, rz = tip[..., 0] - hinge[..., 0], tip[..., 2] - hinge[..., 2]
+  n = jnp.sqrt(rx**2 + rz**2) + 1e-6
+  dx, dz = sign * -rz / n, sign * rx / n  # the tip's direction of travel
+  y = hinge[..., 1] + LOCK_BOX_Y
+  start = jnp.stack([tip[..., 0] - behind * dx, y, tip[..., 2] - behind * dz], -1)
+  push = jnp.stack([tip[..., 0] + ahead * dx, y, tip[..., 2] + ahead * dz], -1)
+  # pushing: the tcp behind the tip on its path (within 5 cm) and within 2 cm of that path
+  ex, ez = tcp[..., 0] - tip[..., 0], tcp[..., 2] - tip[..., 2]
+  along, across = ex * dx + ez * dz, jnp.abs(ex * dz - ez * dx)
+  on_path = (along > -0.05) & (along < 0.01) & (across < 0.02) & (jnp.abs(tcp[..., 1] - y) < 0.01)
+  near_start = jnp.linalg.norm(tcp - start, axis=-1) < 0.012
+  pushing = (on_path | near_start)[..., None]
+  far = (jnp.linalg.norm(tcp[..., :2] - start[..., :2], axis=-1) > 0.02)[..., None]
+  over = jnp.stack([start[..., 0], start[..., 1], jnp.maximum(start[..., 2] + 0.06, tcp[..., 2])], -1)
+  want = jnp.where(pushing, push, jnp.where(far, over, start))
+  move = jnp.clip((want - tcp) * 25.0, -1.0, 1.0)
+  return jnp.concatenate([move, jnp.ones_like(move[..., :1])], -1)
+
+
+def lock_info(obs, near_dist, obj_to_target, near_reward, in_place, rew):
+  """The lock tasks' `evaluate_state` dict."""
+  f = lambda b: b.astype(jnp.float32)
+  return {
+    "success": f(obj_to_target <= 0.02),
+    "near_object": f(near_dist <= 0.05),
+    "grasp_success": f(obs[..., 3] > 0),
+    "grasp_reward": near_reward,
+    "in_place_reward": in_place,
+    "obj_to_target": obj_to_target,
+    "unscaled_reward": rew,
+  }
