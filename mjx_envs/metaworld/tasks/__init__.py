@@ -38,6 +38,8 @@ MODULES.update(
     "plate-slide-back-v3": "plate_slide_back",
     "plate-slide-side-v3": "plate_slide_side",
     "plate-slide-back-side-v3": "plate_slide_back_side",
+    "faucet-open-v3": "faucet_open",
+    "faucet-close-v3": "faucet_close",
     "sweep-v3": "sweep",
   }
 )
