@@ -322,6 +322,11 @@ _OBJECTS_GROUP = {
     _BLOCK_CAGING + ["init_left_pad", "init_right_pad", "touching_main_object"],
     ["body_com:obj"],
   ),
+  "sweep-into-v3": (
+    "SawyerSweepIntoV3Policy",
+    _BLOCK_CAGING + ["init_left_pad", "init_right_pad", "touching_main_object"],
+    ["body_com:obj"],
+  ),
 }
 POLICIES.update({t: p for t, (p, _, _) in _OBJECTS_GROUP.items()})
 READS.update({t: list(r) for t, (_, r, _) in _OBJECTS_GROUP.items()})
@@ -380,6 +385,15 @@ CONSTRAINTS.update(
     for t in ("coffee-push-v3", "coffee-pull-v3")
   }
 )
+
+
+# objects group: sweep-into redraws while the block's xy is within 0.15 m of its fixed target (0, 0.84)
+CONSTRAINTS["sweep-into-v3"] = {
+  "kind": "xy_distance_to_point_at_least",
+  "a": [0, 1],
+  "point": [0.0, 0.84],
+  "min": 0.15,
+}
 
 
 def motion_sequences():

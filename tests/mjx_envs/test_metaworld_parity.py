@@ -472,6 +472,9 @@ FIRST_OBS_ATOL.update({"door-lock-v3": 0.006, "door-unlock-v3": 0.003})
 # table; the reference's first records (steps 1 .. 26) see it falling or landed at z 0.0191 .. -0.003, where
 # our reset_to observes the placed pose (measured 2.30e-2 m in z; x and y within 3e-8 m).
 FIRST_OBS_ATOL["sweep-v3"] = 0.025
+# sweep-into: two episodes' first records (steps 12 and 22) come after the reference policy's hand has pushed
+# the block (measured 1.57e-2 m in y, 7.6e-3 m in x); the others (steps 1 .. 19) within 1.1e-3 m.
+FIRST_OBS_ATOL["sweep-into-v3"] = 0.02
 
 
 @pytest.mark.parametrize("task", TASKS)

@@ -41,6 +41,7 @@ MODULES.update(
     "faucet-open-v3": "faucet_open",
     "faucet-close-v3": "faucet_close",
     "sweep-v3": "sweep",
+    "sweep-into-v3": "sweep_into",
   }
 )
 
