@@ -40,6 +40,7 @@ MODULES.update(
     "plate-slide-back-side-v3": "plate_slide_back_side",
     "faucet-open-v3": "faucet_open",
     "faucet-close-v3": "faucet_close",
+    "dial-turn-v3": "dial_turn",
     "sweep-v3": "sweep",
     "sweep-into-v3": "sweep_into",
   }
