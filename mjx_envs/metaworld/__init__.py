@@ -2,6 +2,7 @@
 
     env = mjx_envs.make("metaworld/reach-v3")            # one task; reset(key) -> State, step(state, a)
     mt = mjx_envs.make("MT10", envs_per_task=8)          # the ten MT10 tasks as one batch of 80 worlds
+    mt = mjx_envs.make("MT", tasks=["reach-v3", "push-wall-v3"])   # any set of tasks; "MT50": all 50
 
 `mjx_envs/metaworld/sawyer.py` holds the family (world, hand, observation, resets, episode) and every
 deliberate difference from the reference; `tasks/<task>.py` one task each (objects, rand_vec, reward,
@@ -10,7 +11,19 @@ success, scripted controller); `multitask.py` the MT10 batch.
 
 from mjx_envs import registry, scripted
 from mjx_envs.metaworld import tasks as _tasks
-from mjx_envs.metaworld.multitask import MT10_TASKS, make_mt10, mt10_default_config
+from mjx_envs.metaworld.multitask import (
+  ML10_TEST,
+  ML10_TRAIN,
+  ML45_TEST,
+  ML45_TRAIN,
+  MT10_TASKS,
+  MT50_TASKS,
+  make_mt,
+  make_mt10,
+  make_mt50,
+  mt10_default_config,
+  mt_default_config,
+)
 from mjx_envs.metaworld.sawyer import SawyerEnv, Task, default_config
 
 import functools
@@ -39,6 +52,8 @@ def _register_all():
       registry.register(key, functools.partial(make_task, name), default_config)
   if "MT10" not in registry.registered():
     registry.register("MT10", make_mt10, mt10_default_config)
+    registry.register("MT50", make_mt50, mt10_default_config)
+    registry.register("MT", make_mt, mt_default_config)  # your own set: tasks=[...]
 
 
 _register_all()
@@ -51,4 +66,12 @@ __all__ = [
   "scripted_controller",
   "default_config",
   "MT10_TASKS",
+  "MT50_TASKS",
+  "ML10_TRAIN",
+  "ML10_TEST",
+  "ML45_TRAIN",
+  "ML45_TEST",
+  "make_mt",
+  "make_mt10",
+  "make_mt50",
 ]

@@ -12,6 +12,10 @@ evaluation build each task's EpisodeLimit -> EpisodeStats -> Batch -> AutoReset 
 `with_members`, so a world's auto-reset draws a fresh episode of its own task.
 
     mt = mjx_envs.make("MT10", envs_per_task=8)   # 80 worlds
+    mt = mjx_envs.make("MT50", envs_per_task=2)   # all 50 tasks, 100 worlds
+    mt = mjx_envs.make("MT", tasks=["reach-v3", "push-wall-v3"], envs_per_task=4)   # your own set
+
+`MT50_TASKS`, `ML10_TRAIN` / `ML10_TEST` and `ML45_TRAIN` / `ML45_TEST` are the reference's lists.
 """
 
 from __future__ import annotations
@@ -27,6 +31,27 @@ import jax
 import jax.numpy as jnp
 
 MT10_TASKS = _tasks.MT10
+# metaworld 3.1.1's benchmark task lists (`metaworld.MT50().train_classes` in its order; ML10's and
+# ML45's train and test classes), read from the reference package.
+MT50_TASKS = (
+  "assembly-v3", "basketball-v3", "bin-picking-v3", "box-close-v3", "button-press-topdown-v3",
+  "button-press-topdown-wall-v3", "button-press-v3", "button-press-wall-v3", "coffee-button-v3",
+  "coffee-pull-v3", "coffee-push-v3", "dial-turn-v3", "disassemble-v3", "door-close-v3", "door-lock-v3",
+  "door-open-v3", "door-unlock-v3", "hand-insert-v3", "drawer-close-v3", "drawer-open-v3",
+  "faucet-open-v3", "faucet-close-v3", "hammer-v3", "handle-press-side-v3", "handle-press-v3",
+  "handle-pull-side-v3", "handle-pull-v3", "lever-pull-v3", "pick-place-wall-v3", "pick-out-of-hole-v3",
+  "pick-place-v3", "plate-slide-v3", "plate-slide-side-v3", "plate-slide-back-v3",
+  "plate-slide-back-side-v3", "peg-insert-side-v3", "peg-unplug-side-v3", "soccer-v3", "stick-push-v3",
+  "stick-pull-v3", "push-v3", "push-wall-v3", "push-back-v3", "reach-v3", "reach-wall-v3",
+  "shelf-place-v3", "sweep-into-v3", "sweep-v3", "window-open-v3", "window-close-v3",
+)  # fmt: skip
+ML10_TRAIN = (
+  "reach-v3", "push-v3", "pick-place-v3", "door-open-v3", "drawer-close-v3", "button-press-topdown-v3",
+  "peg-insert-side-v3", "window-open-v3", "sweep-v3", "basketball-v3",
+)  # fmt: skip
+ML10_TEST = ("drawer-open-v3", "door-close-v3", "shelf-place-v3", "sweep-into-v3", "lever-pull-v3")
+ML45_TEST = ("bin-picking-v3", "box-close-v3", "hand-insert-v3", "door-lock-v3", "door-unlock-v3")
+ML45_TRAIN = tuple(t for t in MT50_TASKS if t not in ML45_TEST)
 
 
 class TaskId(wrappers.Wrapper):
@@ -164,14 +189,38 @@ def mt10_default_config():
   return {"envs_per_task": 1, **sawyer.default_config()}
 
 
+def mt_default_config():
+  return {"tasks": list(MT10_TASKS), **mt10_default_config()}
+
+
+def make_mt(tasks: Sequence[str], envs_per_task: int = 1, benchmark: str = "MT", **task_config) -> MultiTask:
+  """A multi-task batch of any Meta-World tasks (`tasks`: names such as "reach-v3", no repeats),
+  `envs_per_task` worlds each, the one-hot id over len(tasks). Unknown names and tasks whose module is not
+  built yet are refused by name."""
+  if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not tasks:
+    raise ConfigError(f"{benchmark}: tasks must be a non-empty list of task names, got {tasks!r}")
+  tasks = tuple(tasks)
+  unknown = [n for n in tasks if n not in MT50_TASKS]
+  if unknown:
+    raise ConfigError(f"{benchmark}: unknown Meta-World tasks {unknown}; known: {list(MT50_TASKS)}")
+  if len(set(tasks)) != len(tasks):
+    raise ConfigError(f"{benchmark}: tasks repeat: {list(tasks)}")
+  missing = [n for n in tasks if n not in _tasks.available()]
+  if missing:
+    raise ConfigError(f"{benchmark}: tasks {missing} are not built yet")
+  envs = [sawyer.SawyerEnv(_tasks.module(n).TASK, **task_config) for n in tasks]
+  return MultiTask(envs, tasks, envs_per_task)
+
+
 def make_mt10(envs_per_task: int = 1, **task_config) -> MultiTask:
   """MT10: reach, push, pick-place, door-open, drawer-open, drawer-close, button-press-topdown,
   peg-insert-side, window-open, window-close (each `-v3`), `envs_per_task` worlds each."""
-  missing = [n for n in MT10_TASKS if n not in _tasks.available()]
-  if missing:
-    raise ConfigError(f"MT10: tasks {missing} are not built")
-  envs = [sawyer.SawyerEnv(_tasks.module(n).TASK, **task_config) for n in MT10_TASKS]
-  return MultiTask(envs, MT10_TASKS, envs_per_task)
+  return make_mt(MT10_TASKS, envs_per_task, benchmark="MT10", **task_config)
+
+
+def make_mt50(envs_per_task: int = 1, **task_config) -> MultiTask:
+  """MT50: all 50 tasks of metaworld 3.1.1's MT50, in its order, `envs_per_task` worlds each."""
+  return make_mt(MT50_TASKS, envs_per_task, benchmark="MT50", **task_config)
 
 
 def scripted_rollout(names: Sequence[str], envs_per_task: int, steps: int, key, **task_config):

@@ -221,3 +221,27 @@ def test_mjx_jax_agrees_with_the_c_backend():
   diffs, diverged = impl_parity.max_diff("metaworld/drawer-open-v3", batch=4, steps=10)
   assert diverged == 0
   assert float(diffs["obs"].max()) < 1e-4, diffs["obs"]
+
+
+def test_task_sets_mt_and_mt50():
+  """The reference's lists, and the MT env of a user's own set: sizes, and bad sets refused by name."""
+  assert len(set(metaworld.MT50_TASKS)) == 50 and set(MT10_TASKS) <= set(metaworld.MT50_TASKS)
+  assert len(metaworld.ML45_TRAIN) == 45 and not set(metaworld.ML45_TRAIN) & set(metaworld.ML45_TEST)
+  assert set(metaworld.ML45_TRAIN) | set(metaworld.ML45_TEST) == set(metaworld.MT50_TASKS)
+  assert len(metaworld.ML10_TRAIN) == 10 and len(metaworld.ML10_TEST) == 5
+  assert not set(metaworld.ML10_TRAIN) & set(metaworld.ML10_TEST)
+  assert "MT50" in mjx_envs.registered() and "MT" in mjx_envs.registered()
+  mt = mjx_envs.make("MT", tasks=["reach-v3", "push-v3", "window-open-v3"], envs_per_task=2)
+  assert (mt.num_tasks, mt.num_envs, mt.observation_size) == (3, 6, 39 + 3)
+  with pytest.raises(mjx_envs.ConfigError, match="unknown Meta-World tasks"):
+    mjx_envs.make("MT", tasks=["reach-v2"])
+  with pytest.raises(mjx_envs.ConfigError, match="repeat"):
+    mjx_envs.make("MT", tasks=["reach-v3", "reach-v3"])
+  with pytest.raises(mjx_envs.ConfigError, match="non-empty"):
+    mjx_envs.make("MT", tasks=[])
+  missing = [t for t in metaworld.MT50_TASKS if t not in tasks.available()]
+  if missing:  # until every module exists, MT50 names the missing ones
+    with pytest.raises(mjx_envs.ConfigError, match="not built yet"):
+      mjx_envs.make("MT50")
+  else:
+    assert mjx_envs.make("MT50").num_tasks == 50
