@@ -29,9 +29,9 @@ Checks: reward and info parity on the fixture `metaworld_reference_walls`: 40 re
 4.9e-7 in the reward. Not covered by the records: the pulling bonus (|tcp - obj| < 0.01 with the
 opening in (0, 0.55)); the reference's policy never reaches it (its fingers closed on the 4 cm block read
 an opening of 0.66), nor did a reference run of a controller like ours (tcp at the block's centre,
-closest 0.0165 m while the opening was below 0.55): that branch is checked by reading only. `scripted` below (push-v3's
-grip, then drag the block to the goal): success 100/100 episodes (benchmarks/scripted_success.py, C backend,
-500 steps); the reference's own policy in the reference: 10/10.
+closest 0.0165 m while the opening was below 0.55): that branch is checked by reading only.
+`scripted` below (push-v3's grip, then drag the block to the goal): success 100/100 episodes
+(benchmarks/scripted_success.py, C backend, 500 steps); the reference's own policy in the reference: 10/10.
 """
 
 from __future__ import annotations
