@@ -45,6 +45,7 @@ MODULES.update(
     "faucet-open-v3": "faucet_open",
     "faucet-close-v3": "faucet_close",
     "dial-turn-v3": "dial_turn",
+    "coffee-button-v3": "coffee_button",
     "sweep-v3": "sweep",
     "sweep-into-v3": "sweep_into",
   }
