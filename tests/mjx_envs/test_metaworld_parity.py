@@ -462,6 +462,13 @@ FIRST_OBS_ATOL["plate-slide-back-v3"] = 0.006
 # the swing.
 FIRST_OBS_ATOL["door-close-v3"] = 0.1
 FIRST_OBS_QUAT_ATOL = {"door-close-v3": 0.08}
+# Dials group: lever-pull's first records come at steps 1 .. 22, after the reference's hand had begun to lift
+# the light arm in two episodes (-0.09 rad: the ball 1.79e-2 m higher, quaternion 0.030 apart; the others
+# within 3e-4). The coffee mugs: the reference's rests 2.8-3.0 mm into its table (z -0.0029; reset_to
+# observes the drawn z, within 1 mm of 0: measured 3.88e-3 m) and yawed 3.5-4.5 deg (quaternion up to 0.039):
+# its reset sets the mug's position only, so the yaw from the model's first drop carries over.
+FIRST_OBS_ATOL.update({"lever-pull-v3": 0.02, "coffee-push-v3": 0.005, "coffee-pull-v3": 0.005})
+FIRST_OBS_QUAT_ATOL.update({"lever-pull-v3": 0.035, "coffee-push-v3": 0.045, "coffee-pull-v3": 0.045})
 # door-lock: the reference's reset steps the physics once after moving the door, and where the door lands on
 # the hand's open finger (benchmark episode 0) the finger knocks the lock down 0.058 rad before the first
 # record (ours, 5 mm higher without the arm's sag, nudges it 0.01 rad up after the reset: measured 5.10e-3 m).

@@ -46,6 +46,9 @@ MODULES.update(
     "faucet-close-v3": "faucet_close",
     "dial-turn-v3": "dial_turn",
     "coffee-button-v3": "coffee_button",
+    "coffee-push-v3": "coffee_push",
+    "coffee-pull-v3": "coffee_pull",
+    "lever-pull-v3": "lever_pull",
     "sweep-v3": "sweep",
     "sweep-into-v3": "sweep_into",
   }

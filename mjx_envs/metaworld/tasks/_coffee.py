@@ -35,6 +35,10 @@ Deliberate differences:
 
 from __future__ import annotations
 
+from mjx_envs.metaworld import rewards as R
+from mjx_envs.metaworld.sawyer import Task, mat_to_quat_xyzw
+from mjx_envs.metaworld.tasks import push
+
 import jax.numpy as jnp
 
 BUTTON_START = (0.0, -0.22, 0.3)  # site buttonStart at rest, machine frame
@@ -110,4 +114,122 @@ def place(env, d, machine, mug):
   qvel = d.qvel.at[int(j.dofadr[0])].set(0.0).at[v : v + 6].set(0.0)
   return d.replace(
     mocap_pos=d.mocap_pos.at[m.body("coffee_machine").mocapid[0]].set(machine), qpos=qpos, qvel=qvel
+  )
+
+
+# -- the mug tasks (coffee-push-v3, coffee-pull-v3) ---------------------------------------------------------
+# Reference facts shared by both: rand_vec = (mug start [3], mug goal [3]), redrawn while the two are closer
+# than 0.15 in x-y; the mug starts upright at the start, the machine stands 0.22 behind (+y) the goal (push)
+# or the start (pull); target_pos = the goal, obj_init_pos = the start. hand_init_pos (0, 0.4, 0.2), hand
+# bounds (-0.5, 0.40, 0.05) .. (0.5, 1, 0.5) (also the mocap bounds). Observation: object = the mug body's
+# position (its base), quaternion = geom `mug`'s as scipy's [x, y, z, w]. Reward v2 (the same code in both):
+# scale (2, 2, 1); in_place = tolerance(|(obj - target) scale|, (0, 0.05), margin |(obj_init_pos - target)
+# scale|, long_tail); caging = the Sawyer gripper caging reward (obj_radius 0.02, pad_success_thresh 0.05,
+# object_reach_radius 0.04, xz_thresh 0.05, desired effort 0.7, medium density); reward = hamacher(caging,
+# in_place), + 1 + 5 in_place where |obj - tcp| < 0.04 and obs[3] > 0, 10 where the scaled distance < 0.05.
+# Success |obj - target| <= 0.07; near_object |obj - tcp| <= 0.03; grasp_success touching_main_object
+# (always false, see `mug_reads`) and obs[3] > 0.
+
+MUG_READS = (
+  "tcp_center",
+  "target_pos",
+  "obj_init_pos",
+  "left_pad",
+  "right_pad",
+  "init_tcp",
+  "touching_main_object",
+)
+
+
+def mug_place(machine_from: str):
+  """A mug task's `place`: rand_vec = (mug start [3], mug goal [3]); the machine at (the goal if
+  `machine_from` == "goal" (push), the start (pull)) + (0, 0.22, 0); target_pos = the goal."""
+
+  def place_(env, d, rand_vec):
+    start, goal = rand_vec[:3], rand_vec[3:6]
+    machine = (goal if machine_from == "goal" else start) + jnp.array([0.0, 0.22, 0.0])
+    d = place(env, d, machine, start)
+    return d, {
+      "target_pos": goal,
+      "obj_init_pos": start,
+      "maxPushDist": jnp.linalg.norm(start[:2] - goal[:2]),
+      "maxPullDist": jnp.linalg.norm(start[:2] - goal[:2]),
+    }
+
+  return place_
+
+
+def mug_objects(env, d):
+  """(the mug body `obj`'s position, geom `mug`'s orientation as scipy's [x, y, z, w])."""
+  m = env.mj_model
+  return d.xpos[m.body("obj").id], mat_to_quat_xyzw(d.geom_xmat[m.geom("mug").id])
+
+
+def mug_reads(env, d, ctx):
+  """The reference's main object is the mug's mesh geom, which collides with nothing: its
+  `touching_main_object` is always 0 (the fixture records 0 on every step)."""
+  del env, ctx
+  return {"touching_main_object": jnp.zeros((), jnp.float32) * d.time}
+
+
+def mug_reward(obs, action, reads):
+  """coffee-push-v3's and coffee-pull-v3's reward v2 (the same code in the reference)."""
+  obj, target, tcp = obs[..., 4:7], reads["target_pos"], reads["tcp_center"]
+  scale = jnp.array([2.0, 2.0, 1.0])
+  target_to_obj = jnp.linalg.norm((obj - target) * scale, axis=-1)
+  target_to_obj_init = jnp.linalg.norm((reads["obj_init_pos"] - target) * scale, axis=-1)
+  in_place = R.tolerance(target_to_obj, bounds=(0, 0.05), margin=target_to_obj_init, sigmoid="long_tail")
+  opened = obs[..., 3]
+  tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
+  grasped = R.gripper_caging_reward(
+    action,
+    obj,
+    reads,
+    obj_radius=0.02,
+    pad_success_thresh=0.05,
+    object_reach_radius=0.04,
+    xz_thresh=0.05,
+    desired_gripper_effort=0.7,
+    medium_density=True,
+  )
+  rew = R.hamacher_product(grasped, in_place)
+  rew = jnp.where((tcp_to_obj < 0.04) & (opened > 0), rew + 1.0 + 5.0 * in_place, rew)
+  rew = jnp.where(target_to_obj < 0.05, 10.0, rew)
+  obj_to_target = jnp.linalg.norm(obj - target, axis=-1)
+  grasp_success = (reads["touching_main_object"] > 0) & (opened > 0)
+  info = R.info(
+    obj_to_target <= 0.07, tcp_to_obj <= 0.03, grasp_success, grasped, in_place, obj_to_target, rew
+  )
+  return rew, info
+
+
+def mug_valid(rand_vec):
+  """The reference's rule: start and goal at least 0.15 apart in x-y."""
+  return jnp.linalg.norm(rand_vec[:2] - rand_vec[3:5]) >= 0.15
+
+
+def mug_scripted(obs):
+  """Scripted controller (written for this model): push-v3's grip (`push.grip_then`: above the mug, down,
+  close) with the tcp 1.5 cm above the mug's base, then carry it along the table to the goal."""
+  lift = jnp.array([0.0, 0.0, 0.015])
+  obs = obs.at[..., 4:7].add(lift)
+  return push.grip_then(obs, obs[..., 36:39] + lift + jnp.array([0.0, 0.0, 0.045]))
+
+
+def mug_task(name, machine_from, rand_low, rand_high, goal_low, goal_high) -> Task:
+  return Task(
+    name=name,
+    objects_xml=XML,
+    hand_init_pos=(0.0, 0.4, 0.2),
+    hand_low=(-0.5, 0.40, 0.05),
+    hand_high=(0.5, 1.0, 0.5),
+    goal_low=goal_low,
+    goal_high=goal_high,
+    rand_low=rand_low,
+    rand_high=rand_high,
+    place=mug_place(machine_from),
+    objects=mug_objects,
+    reward=mug_reward,
+    reads=mug_reads,
+    valid=mug_valid,
   )
