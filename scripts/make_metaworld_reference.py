@@ -327,6 +327,19 @@ _OBJECTS_GROUP = {
     _BLOCK_CAGING + ["init_left_pad", "init_right_pad", "touching_main_object"],
     ["body_com:obj"],
   ),
+  "soccer-v3": (
+    "SawyerSoccerV3Policy",
+    _BLOCK_CAGING + ["init_left_pad", "init_right_pad", "touching_main_object"],
+    ["body_com:soccer_ball", "body_xpos:goal_whole"],
+  ),
+  "hand-insert-v3": ("SawyerHandInsertV3Policy", _BLOCK_CAGING + ["touching_main_object"], ["body_com:obj"]),
+  "pick-out-of-hole-v3": ("SawyerPickOutOfHoleV3Policy", _BLOCK_CAGING, ["body_com:obj"]),
+  "shelf-place-v3": (
+    "SawyerShelfPlaceV3Policy",
+    _BLOCK_CAGING + ["touching_main_object"],
+    ["body_com:obj", "body_xpos:shelf"],
+  ),
+  "box-close-v3": ("SawyerBoxCloseV3Policy", ["target_pos"], ["body_com:top_link", "body_xpos:boxbody"]),
 }
 POLICIES.update({t: p for t, (p, _, _) in _OBJECTS_GROUP.items()})
 READS.update({t: list(r) for t, (_, r, _) in _OBJECTS_GROUP.items()})
@@ -394,6 +407,20 @@ CONSTRAINTS["sweep-into-v3"] = {
   "point": [0.0, 0.84],
   "min": 0.15,
 }
+
+
+CONSTRAINTS.update(  # objects group: the xy distance between the object's and the goal's draws
+  {
+    t: {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": m}
+    for t, m in (
+      ("soccer-v3", 0.15),
+      ("hand-insert-v3", 0.15),
+      ("pick-out-of-hole-v3", 0.15),
+      ("shelf-place-v3", 0.1),
+      ("box-close-v3", 0.25),
+    )
+  }
+)
 
 
 def motion_sequences():

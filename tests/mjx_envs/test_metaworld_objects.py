@@ -22,7 +22,7 @@ GROUP = (
   "bin-picking-v3",
 )
 N = 4  # scripted episodes per task
-STEPS = 160  # measured first successes: sweep steps 80 .. 125 (benchmark: 500-step episodes)
+STEPS = 160  # measured first successes: steps 40 .. 125 (benchmark: 500-step episodes)
 BAR = 0.75  # per task at N episodes: 3 of 4
 
 

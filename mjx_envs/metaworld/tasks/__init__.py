@@ -51,6 +51,11 @@ MODULES.update(
     "lever-pull-v3": "lever_pull",
     "sweep-v3": "sweep",
     "sweep-into-v3": "sweep_into",
+    "soccer-v3": "soccer",
+    "hand-insert-v3": "hand_insert",
+    "pick-out-of-hole-v3": "pick_out_of_hole",
+    "shelf-place-v3": "shelf_place",
+    "box-close-v3": "box_close",
   }
 )
 

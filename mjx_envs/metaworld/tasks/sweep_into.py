@@ -29,8 +29,10 @@ C backend, 500 steps).
 
 from __future__ import annotations
 
-from mjx_envs.metaworld.sawyer import TCP_BELOW_HAND, Task
+from mjx_envs.metaworld.sawyer import TCP_BELOW_HAND
 from mjx_envs.metaworld.tasks import _block, push
+
+import dataclasses
 
 import jax.numpy as jnp
 
@@ -85,12 +87,11 @@ def scripted(obs):
   return push.grip_then(obs, carry)
 
 
-TASK = Task(
+# push-v3's Task (its hand: init (0, 0.6, 0.2), bounds (-0.5, 0.4, 0.05) .. (0.5, 1, 0.5)) with this task's pieces
+TASK = dataclasses.replace(
+  push.TASK,
   name="sweep-into-v3",
   objects_xml=OBJECTS_XML,
-  hand_init_pos=(0.0, 0.6, 0.2),
-  hand_low=(-0.5, 0.40, 0.05),
-  hand_high=(0.5, 1.0, 0.5),
   goal_low=(-0.001, 0.8399, 0.0199),
   goal_high=(0.001, 0.8401, 0.0201),
   rand_low=(-0.1, 0.6, 0.02, -0.001, 0.8399, 0.0199),
@@ -98,7 +99,5 @@ TASK = Task(
   place=place,
   objects=objects,
   reward=reward,
-  reads=push.TASK.reads,
   valid=valid,
-  touch_geoms=("objGeom",),
 )
