@@ -409,6 +409,20 @@ CONSTRAINTS["sweep-into-v3"] = {
 }
 
 
+# tools group (metaworld_reference_tools): the plug, the sticks, the hammer, the ball, the ring and peg
+_TOOLS_GROUP = {
+  # task: (policy, reads, extra recorded reads)
+  "peg-unplug-side-v3": (
+    "SawyerPegUnplugSideV3Policy",
+    ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp"],
+    ["body_xpos:plug1", "site:pegHead"],
+  ),
+}
+POLICIES.update({t: p for t, (p, _, _) in _TOOLS_GROUP.items()})
+READS.update({t: list(r) for t, (_, r, _) in _TOOLS_GROUP.items()})
+EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _TOOLS_GROUP.items()})
+
+
 CONSTRAINTS.update(  # objects group: the xy distance between the object's and the goal's draws
   {
     t: {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": m}

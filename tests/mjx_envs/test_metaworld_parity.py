@@ -503,6 +503,12 @@ FIRST_OBS_ATOL["shelf-place-v3"] = 0.011
 # z; one record (step 13) after the reference policy's fingers tipped it: 0.1175 in the quaternion.
 FIRST_OBS_ATOL["box-close-v3"] = 0.09
 FIRST_OBS_QUAT_ATOL["box-close-v3"] = 0.12
+# Tools group: peg-unplug-side's plug is placed in the wall's socket with its tail sphere (r 0.03) 8 mm into
+# the socket's 0.044 m sides; the reference's first records (steps 1 .. 30) see it pushed out to rest (and
+# the policy's fingers on it): measured 1.01e-3 m, and it tilts as it is pushed: 1.02e-2 in the quaternion;
+# our reset_to observes the placed pose.
+FIRST_OBS_ATOL["peg-unplug-side-v3"] = 0.0015
+FIRST_OBS_QUAT_ATOL["peg-unplug-side-v3"] = 0.015
 
 
 @pytest.mark.parametrize("task", TASKS)
