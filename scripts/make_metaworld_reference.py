@@ -340,6 +340,7 @@ _OBJECTS_GROUP = {
     ["body_com:obj", "body_xpos:shelf"],
   ),
   "box-close-v3": ("SawyerBoxCloseV3Policy", ["target_pos"], ["body_com:top_link", "body_xpos:boxbody"]),
+  "bin-picking-v3": ("SawyerBinPickingV3Policy", _BLOCK_CAGING + ["_target_to_obj_init"], ["body_com:obj"]),
 }
 POLICIES.update({t: p for t, (p, _, _) in _OBJECTS_GROUP.items()})
 READS.update({t: list(r) for t, (_, r, _) in _OBJECTS_GROUP.items()})

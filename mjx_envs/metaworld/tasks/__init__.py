@@ -56,6 +56,7 @@ MODULES.update(
     "pick-out-of-hole-v3": "pick_out_of_hole",
     "shelf-place-v3": "shelf_place",
     "box-close-v3": "box_close",
+    "bin-picking-v3": "bin_picking",
     "peg-unplug-side-v3": "peg_unplug_side",
   }
 )
