@@ -1,5 +1,7 @@
-"""DDPG+HER on HandManipulateBlockRotateZ (the block, target rotation about z; position ignored), sparse reward, the HER paper's settings
-(Plappert et al. 2018, those of ddpg_her_hand_reach and ddpg_her_fetch_push).
+"""DDPG+HER on HandManipulateBlockRotateZ, sparse reward, the HER paper's settings.
+
+The block to a target rotation about z (position ignored); Plappert et al. 2018's settings, those of
+ddpg_her_hand_reach and ddpg_her_fetch_push.
 
 16 envs x 100 steps per cycle (one whole 100-step episode each: 8 workers x 2 rollouts); 40 batches of
 256 per cycle; evaluation every 10 cycles on 64 fresh episodes. The C backend on a CPU (`impl="auto"`).

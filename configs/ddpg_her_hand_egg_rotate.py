@@ -1,5 +1,6 @@
-"""DDPG+HER on HandManipulateEggRotate (the egg, target rotation about a random axis; position
-ignored): ddpg_her_hand_block_rotate_z's settings (the HER paper's) on this task."""
+"""DDPG+HER on HandManipulateEggRotate with ddpg_her_hand_block_rotate_z's settings (the HER paper's).
+
+The egg to a target rotation about a random axis; position ignored."""
 
 import copy
 import os

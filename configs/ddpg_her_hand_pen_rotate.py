@@ -1,5 +1,6 @@
-"""DDPG+HER on HandManipulatePenRotate (the pen, target rotation about a random axis, its own axis ignored; position
-ignored): ddpg_her_hand_block_rotate_z's settings (the HER paper's) on this task."""
+"""DDPG+HER on HandManipulatePenRotate with ddpg_her_hand_block_rotate_z's settings (the HER paper's).
+
+The pen to a target rotation about a random axis, its own axis ignored; position ignored."""
 
 import copy
 import os
