@@ -6,10 +6,9 @@ episodes of 500 steps against 0.90). Reward parity with the reference: test_meta
 
 from mjx_envs import metaworld
 from mjx_envs.metaworld import tasks
-from mjx_envs.metaworld.multitask import MultiTask
+from mjx_envs.metaworld.multitask import scripted_rollout
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 GROUP = (
@@ -32,24 +31,7 @@ BAR = 0.75  # per task at 4 episodes; the 0.90 bar is the benchmark's, over 100
 def test_press_group_scripted_bars():
   names = [t for t in GROUP if t in tasks.available()]
   assert names, "no task of the press group is built"
-  envs = [metaworld.make_task(t, impl="c") for t in names]
-  mt = MultiTask(envs, names, N_SCRIPTED)
-  ctrls = [metaworld.scripted_policy(t) for t in names]
-
-  @jax.jit
-  def run(key):
-    s0 = mt.reset(key)
-
-    def body(s, _):
-      obs = mt.split(s.obs[:, :39])
-      acts = jnp.concatenate([c(o) for c, o in zip(ctrls, obs)], 0)
-      s = mt.step(s, acts)
-      return s, s.reward
-
-    s, rew = jax.lax.scan(body, s0, None, length=STEPS)
-    return s0, s, rew
-
-  s0, s, rew = run(jax.random.PRNGKey(5))
+  mt, s0, s, rew = scripted_rollout(names, N_SCRIPTED, STEPS, jax.random.PRNGKey(5), impl="c")
   rew = np.asarray(rew)
   assert np.all(np.isfinite(rew)) and np.all((rew >= 0) & (rew <= 10))
   # every world starts a different episode (its box, door or handle where its own rand_vec puts it)
