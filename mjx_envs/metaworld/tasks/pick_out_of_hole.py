@@ -104,16 +104,7 @@ def reward(obs, action, reads):
   grasp = (tcp_to_obj < 0.04) & (obj[..., 2] - 0.02 > init[..., 2]) & ~(obs[..., 3] < 0.33)
   rew = jnp.where(grasp, rew + 1.0 + 5.0 * R.hamacher_product(in_place, above_floor), rew)
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(obj_to_target <= 0.07),
-    "near_object": f(tcp_to_obj <= 0.03),
-    "grasp_success": f(grasp),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
+  info = R.info(obj_to_target <= 0.07, tcp_to_obj <= 0.03, grasp, grasped, in_place, obj_to_target, rew)
   return rew, info
 
 
