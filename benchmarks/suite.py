@@ -239,6 +239,13 @@ HEADLINE = [
     sets=("agent.checkpoint_buffer=False",),
     tiny=_TINY_DDPG + ("agent.checkpoint_buffer=False",),
   ),
+  # The hand (issue 28's GPU item): DDPG+HER on HandManipulateBlockRotateZ under MJX, 512 envs.
+  HeadlineRun(
+    "ddpg_her_hand_block_rotate_z_gpu",
+    budget_min=8.0,
+    sets=("agent.checkpoint_buffer=False",),
+    tiny=_TINY_DDPG + ("agent.checkpoint_buffer=False",),
+  ),
   HeadlineRun(
     "sac_her_fetch_push",
     budget_min=7.0,
