@@ -51,7 +51,18 @@ ML10_TRAIN = (
 )  # fmt: skip
 ML10_TEST = ("drawer-open-v3", "door-close-v3", "shelf-place-v3", "sweep-into-v3", "lever-pull-v3")
 ML45_TEST = ("bin-picking-v3", "box-close-v3", "hand-insert-v3", "door-lock-v3", "door-unlock-v3")
-ML45_TRAIN = tuple(t for t in MT50_TASKS if t not in ML45_TEST)
+# The reference's ML45 train order (not MT50's: push-back before pick-place, push-wall before push).
+ML45_TRAIN = (
+  "assembly-v3", "basketball-v3", "button-press-topdown-v3", "button-press-topdown-wall-v3",
+  "button-press-v3", "button-press-wall-v3", "coffee-button-v3", "coffee-pull-v3", "coffee-push-v3",
+  "dial-turn-v3", "disassemble-v3", "door-close-v3", "door-open-v3", "drawer-close-v3", "drawer-open-v3",
+  "faucet-open-v3", "faucet-close-v3", "hammer-v3", "handle-press-side-v3", "handle-press-v3",
+  "handle-pull-side-v3", "handle-pull-v3", "lever-pull-v3", "pick-place-wall-v3", "pick-out-of-hole-v3",
+  "push-back-v3", "pick-place-v3", "plate-slide-v3", "plate-slide-side-v3", "plate-slide-back-v3",
+  "plate-slide-back-side-v3", "peg-insert-side-v3", "peg-unplug-side-v3", "soccer-v3", "stick-push-v3",
+  "stick-pull-v3", "push-wall-v3", "push-v3", "reach-wall-v3", "reach-v3", "shelf-place-v3",
+  "sweep-into-v3", "sweep-v3", "window-open-v3", "window-close-v3",
+)  # fmt: skip
 
 
 class TaskId(wrappers.Wrapper):
@@ -193,21 +204,32 @@ def mt_default_config():
   return {"tasks": list(MT10_TASKS), **mt10_default_config()}
 
 
+def check_tasks(benchmark: str, names, what: str = "tasks") -> tuple[str, ...]:
+  """`names` as a tuple; ConfigError for a non-list or empty one, unknown names and repeats."""
+  if isinstance(names, str) or not isinstance(names, Sequence) or not names:
+    raise ConfigError(f"{benchmark}: {what} must be a non-empty list of task names, got {names!r}")
+  names = tuple(names)
+  unknown = [n for n in names if n not in MT50_TASKS]
+  if unknown:
+    raise ConfigError(f"{benchmark}: unknown Meta-World tasks {unknown}; known: {list(MT50_TASKS)}")
+  if len(set(names)) != len(names):
+    raise ConfigError(f"{benchmark}: {what} repeat: {list(names)}")
+  return names
+
+
+def check_built(benchmark: str, names) -> None:
+  """ConfigError naming the tasks of `names` whose module is not built yet."""
+  missing = [n for n in dict.fromkeys(names) if n not in _tasks.available()]
+  if missing:
+    raise ConfigError(f"{benchmark}: tasks {missing} are not built yet")
+
+
 def make_mt(tasks: Sequence[str], envs_per_task: int = 1, benchmark: str = "MT", **task_config) -> MultiTask:
   """A multi-task batch of any Meta-World tasks (`tasks`: names such as "reach-v3", no repeats),
   `envs_per_task` worlds each, the one-hot id over len(tasks). Unknown names and tasks whose module is not
   built yet are refused by name."""
-  if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not tasks:
-    raise ConfigError(f"{benchmark}: tasks must be a non-empty list of task names, got {tasks!r}")
-  tasks = tuple(tasks)
-  unknown = [n for n in tasks if n not in MT50_TASKS]
-  if unknown:
-    raise ConfigError(f"{benchmark}: unknown Meta-World tasks {unknown}; known: {list(MT50_TASKS)}")
-  if len(set(tasks)) != len(tasks):
-    raise ConfigError(f"{benchmark}: tasks repeat: {list(tasks)}")
-  missing = [n for n in tasks if n not in _tasks.available()]
-  if missing:
-    raise ConfigError(f"{benchmark}: tasks {missing} are not built yet")
+  tasks = check_tasks(benchmark, tasks)
+  check_built(benchmark, tasks)
   envs = [sawyer.SawyerEnv(_tasks.module(n).TASK, **task_config) for n in tasks]
   return MultiTask(envs, tasks, envs_per_task)
 

@@ -1,0 +1,139 @@
+"""RL² trials: K episodes of one task, seen by a learner as one long episode.
+
+`Trials(env, episodes=K)` wraps ONE world (it goes inside `Batch`, like `EpisodeLimit`). A trial starts
+at `reset(key)`: the wrapped env draws its task and goal from the key. Every episode of the trial then
+restarts the world from `env.reset(that same key)`, so the task and the goal stay while the world resets
+(the wrapped env's reset must be a function of the key alone: Meta-World's benchmark envs pick one of
+their fixed goals from it and place everything else deterministically; `mjx_envs.metaworld.meta`). The
+learner's `done` is 1 only on the trial's last step: a recurrent policy's state (PPO with `lstm_size`)
+carries across the episodes of a trial and is reset between trials; the auto-reset of the training stack
+(`mjx_envs.wrappers.AutoReset`) draws a fresh key, hence a fresh task and goal, for the next trial.
+
+Observation [O + A + 2]: the wrapped env's observation, then RL²'s input: the previous action [A]
+(sanitised: non-finite entries 0, clipped to [-1, 1]), the previous reward x `reward_scale` [1] and the
+previous step's episode-done [1] (1 on the first step of every episode after the trial's first). At the
+start of a trial the three are zeros.
+
+An episode ends after `episode_length` steps (default: the wrapped env's) or when the wrapped env sets
+`done`; the trial ends after `episodes` episodes, as a termination (no bootstrap beyond it: nothing of the
+task comes after its last episode). A world whose physics diverged ends its trial through
+`EpisodeLimit` (`info['diverged']`), as a truncation.
+
+`info` adds trial_key, trial_episode (index of the current episode, int32), trial_steps (steps into the
+current episode) and trial_success [K] (per episode index: its `is_success`, 0 for episodes not run yet).
+`metrics['is_success']` is the current episode's own (so on the trial's last step: the last episode's,
+success after adaptation), and `metrics['trial/success_first']`, `metrics['trial/success_last']` the first
+and the latest episode's, for logs (read them where the trial is done).
+
+Differences from the reference's practice (metaworld 3.1.1 `RNNBasedMetaRLWrapper` and its evaluation):
+- The reference appends (action, reward / 10, terminated or truncated) the same way, but its trial is the
+  learner's loop: it counts episodes outside the env. Here the trial is the env's episode.
+- The reference's `metalearning_evaluation` runs 10 adaptation episodes and then 3 evaluation episodes
+  (with terminate-on-success); here success after adaptation is that of a trial's last episode, which
+  runs its full length.
+"""
+
+from __future__ import annotations
+
+from mjx_envs.core import ConfigError, Env, sanitize_action
+from mjx_envs.wrappers import Wrapper
+
+import jax
+import jax.numpy as jnp
+
+
+class Trials(Wrapper):
+  """K episodes of one task as one episode of the learner (see the module docstring)."""
+
+  def __init__(self, env: Env, episodes: int, episode_length: int | None = None, reward_scale: float = 0.1):
+    super().__init__(env)
+    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
+      raise ConfigError(f"RL² trials: episodes per trial must be an integer >= 1, got {episodes!r}")
+    inner = episode_length if episode_length is not None else getattr(env, "episode_length", None)
+    if inner is None or int(inner) < 1:
+      raise ConfigError(f"RL² trials: the episode length must be >= 1, got {inner!r}")
+    self.episodes = int(episodes)
+    self.inner_length = int(inner)
+    self.episode_length = self.episodes * self.inner_length  # the learner's episode: the whole trial
+    self.reward_scale = float(reward_scale)
+
+  @property
+  def observation_size(self):
+    return self.env.observation_size + self.env.action_size + 2
+
+  def _obs(self, obs, action, reward, done):
+    extra = jnp.concatenate([action, jnp.reshape(reward * self.reward_scale, (1,)), jnp.reshape(done, (1,))])
+    return jnp.concatenate([obs, extra.astype(obs.dtype)], -1)
+
+  def reset(self, rng):
+    """One key -> the first episode of a trial; obs [O + A + 2] with the RL² entries zero."""
+    s = self.env.reset(rng)
+    zero = jnp.zeros((), jnp.float32)
+    info = {
+      **s.info,
+      "trial_key": jnp.asarray(rng),
+      "trial_episode": jnp.zeros((), jnp.int32),
+      "trial_steps": jnp.zeros((), jnp.int32),
+      "trial_success": jnp.zeros((self.episodes,), jnp.float32),
+    }
+    metrics = {**s.metrics, "trial/success_first": zero, "trial/success_last": zero}
+    metrics.setdefault("is_success", zero)
+    obs = self._obs(s.obs, jnp.zeros((self.env.action_size,), s.obs.dtype), zero, zero)
+    return s.replace(obs=obs, info=info, metrics=metrics)
+
+  def step(self, state, action):
+    """One step; at an episode's end (not the trial's) the world restarts from the trial's key."""
+    a = self.env.action_size
+    info = state.info
+    inner = state.replace(
+      obs=state.obs[..., : -(a + 2)],
+      info={k: v for k, v in info.items() if not k.startswith("trial_")},
+      metrics={k: v for k, v in state.metrics.items() if not k.startswith("trial/")},
+    )
+    s = self.env.step(inner, action)
+    steps = info["trial_steps"] + 1
+    ep = info["trial_episode"]
+    episode_end = (steps >= self.inner_length) | (s.done > 0)
+    success = s.metrics.get("is_success", jnp.zeros(()))
+    trial_success = info["trial_success"].at[ep].set(success)
+    trial_done = episode_end & (ep >= self.episodes - 1)
+    restart = episode_end & ~trial_done
+    fresh = self.env.reset(info["trial_key"])
+
+    def pick(new, old):
+      return jnp.where(restart, new, old)
+
+    # The next step continues from the fresh world (its state, observation and episode constants); this
+    # step's own facts (metrics, divergence) stay the stepped world's.
+    nxt = s.replace(
+      pipeline_state=jax.tree.map(pick, fresh.pipeline_state, s.pipeline_state),
+      obs=pick(fresh.obs, s.obs),
+      info={
+        **s.info,
+        **jax.tree.map(
+          pick,
+          {k: fresh.info[k] for k in s.info if k in fresh.info},
+          {k: s.info[k] for k in s.info if k in fresh.info},
+        ),
+      },
+    )
+    if "diverged" in s.info:
+      nxt = nxt.replace(info={**nxt.info, "diverged": s.info["diverged"]})
+    clean, _ = sanitize_action(action)
+    obs = self._obs(nxt.obs, clean, s.reward, episode_end.astype(jnp.float32))
+    metrics = {
+      **s.metrics,
+      "is_success": jnp.where(restart, 0.0, success),
+      "trial/success_first": trial_success[0],
+      "trial/success_last": success,
+    }
+    info = {
+      **nxt.info,
+      "trial_key": info["trial_key"],
+      "trial_episode": ep + restart.astype(jnp.int32),
+      "trial_steps": jnp.where(episode_end, 0, steps).astype(jnp.int32),
+      "trial_success": trial_success,
+    }
+    return nxt.replace(
+      obs=obs, reward=s.reward, done=trial_done.astype(jnp.float32), info=info, metrics=metrics
+    )
