@@ -438,6 +438,37 @@ CONSTRAINTS.update(  # objects group: the xy distance between the object's and t
 )
 
 
+# sticks group (metaworld_reference_sticks): the stick and the thermos, the hammer and the nail block
+_STICK_CAGING = ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp"]
+_STICKS_GROUP = {
+  # task: (policy, reads, extra recorded reads)
+  "stick-push-v3": (
+    "SawyerStickPushV3Policy",
+    _STICK_CAGING + ["stick_init_pos", "touching_main_object"],
+    ["site:insertion", "site:stick_end", "qpos:obj_slidex", "qpos:obj_slidey"],
+  ),
+  "stick-pull-v3": (
+    "SawyerStickPullV3Policy",
+    _STICK_CAGING + ["stick_init_pos", "site:stick_end", "touching_main_object"],
+    ["site:insertion", "qpos:obj_slidex", "qpos:obj_slidey"],
+  ),
+  "hammer-v3": (
+    "SawyerHammerV3Policy",
+    _STICK_CAGING + ["qpos:NailSlideJoint"],
+    ["site:nailHead", "body_xpos:hammer"],
+  ),
+}
+POLICIES.update({t: p for t, (p, _, _) in _STICKS_GROUP.items()})
+READS.update({t: list(r) for t, (_, r, _) in _STICKS_GROUP.items()})
+EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _STICKS_GROUP.items()})
+CONSTRAINTS.update(  # the stick's and the goal's xy draws at least 0.1 apart
+  {
+    t: {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": 0.1}
+    for t in ("stick-push-v3", "stick-pull-v3")
+  }
+)
+
+
 def motion_sequences():
   """{name: actions [MOTION_STEPS, 4]}: the hand-motion sequences."""
   seqs = {}

@@ -513,6 +513,13 @@ FIRST_OBS_ATOL["bin-picking-v3"] = 0.015
 # our reset_to observes the placed pose.
 FIRST_OBS_ATOL["peg-unplug-side-v3"] = 0.0015
 FIRST_OBS_QUAT_ATOL["peg-unplug-side-v3"] = 0.015
+# Sticks group: hammer-v3's reset moves the hammer to the drawn z 0 (its handle 2 cm and its head 3.8 cm into the
+# table) keeping the tilt it settled to (3.4 deg: the head's round faces and the handle's end on the table;
+# ours the same within 1e-4 in the quaternion); the reference's first records see it risen towards rest
+# (step 1: z 0.0073; steps 30-31: at rest, 0.0284) or lifted by its policy (steps 29-33: measured 5.37e-2 m,
+# 2.52e-2 in the quaternion), where our reset_to observes the placed pose.
+FIRST_OBS_ATOL["hammer-v3"] = 0.055
+FIRST_OBS_QUAT_ATOL["hammer-v3"] = 0.03
 
 
 @pytest.mark.parametrize("task", TASKS)

@@ -58,6 +58,7 @@ MODULES.update(
     "box-close-v3": "box_close",
     "bin-picking-v3": "bin_picking",
     "peg-unplug-side-v3": "peg_unplug_side",
+    "hammer-v3": "hammer",
   }
 )
 
