@@ -19,6 +19,8 @@ def step_stats(state):
     "bad_action": m.get("bad_action", zero),
     "diverged": state.info.get("diverged", zero),
     **task_ids(state),
+    # Per-episode figures of an env's own (RL² trials: "trial/success_first", "trial/success_last").
+    **{k: v * done for k, v in m.items() if k.startswith("trial/")},
   }
 
 
@@ -39,6 +41,7 @@ def summarize(stats, task_names=()):
     "train/episode_length": jnp.sum(stats["length"]) / denom,
     "train/bad_actions": jnp.sum(stats["bad_action"]),
     "train/physics_resets": jnp.sum(stats["diverged"]),
+    **{f"train/{k}": jnp.sum(v) / denom for k, v in stats.items() if k.startswith("trial/")},
   }
   for i, name in enumerate(task_names):
     mask = (stats["task_id"] == i) * stats["done"]
@@ -54,7 +57,7 @@ def average_chunk(m, weighted=_WEIGHTED):
   `weighted` weighted by the episodes each step finished."""
   w = m["train/episodes"]
   out = {k: jnp.mean(v) for k, v in m.items()}
-  for k in weighted:
+  for k in tuple(weighted) + tuple(k for k in m if k.startswith("train/trial/")):
     out[k] = jnp.sum(m[k] * w) / jnp.maximum(jnp.sum(w), 1.0)
   out["train/episodes"] = jnp.sum(w)
   for k in m:  # per-task statistics (see `summarize`), weighted by that task's episodes

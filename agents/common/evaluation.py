@@ -16,7 +16,9 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
   act(obs [n, ...], key) -> action [n, A]; with `carry` (a recurrent policy's initial state, leaves
   [n, ...]) act(obs, key, carry) -> (action, carry). `flatten` hands the policy flattened goal
   observations. Returns {eval/success_rate, eval/return, eval/episode_length}, scalars; for a multi-task
-  env (`mjx_envs.wrappers.batch`) also eval/success_rate/<task> and eval/return/<task>.
+  env (`mjx_envs.wrappers.batch`) also eval/success_rate/<task> and eval/return/<task>. An env whose
+  metrics hold per-episode figures named "trial/..." (RL² trials, `mjx_envs.trials`: the first and last
+  episode's success) adds them as eval/trial/... (and eval/trial/.../<task>), read where the episode ends.
   """
 
   def per_env(e):
@@ -35,10 +37,11 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
     state = env.step(state, action)
     m = state.metrics
     first = (state.done > 0) & ~finished
-    acc = {k: jnp.where(first, m[f"episode_{k}"], v) for k, v in acc.items()}
+    acc = {k: jnp.where(first, m[k if k.startswith("trial/") else f"episode_{k}"], v) for k, v in acc.items()}
     return ((state, carry), finished | (state.done > 0), acc), None
 
-  acc0 = {k: jnp.zeros((num_envs,)) for k in ("success", "return", "length")}
+  trial_keys = tuple(k for k in state.metrics if k.startswith("trial/"))
+  acc0 = {k: jnp.zeros((num_envs,)) for k in ("success", "return", "length") + trial_keys}
   (_, _, acc), _ = jax.lax.scan(
     body, ((state, carry), jnp.zeros((num_envs,), bool), acc0), (), episode_length
   )
@@ -47,7 +50,9 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
     "eval/return": jnp.mean(acc["return"]),
     "eval/episode_length": jnp.mean(acc["length"]),
   }
+  out.update({f"eval/{k}": jnp.mean(acc[k]) for k in trial_keys})
   for i, name in enumerate(getattr(env, "task_names", ())):  # a multi-task env: worlds are task-major
     out[f"eval/success_rate/{name}"] = jnp.mean(env.split(acc["success"])[i])
     out[f"eval/return/{name}"] = jnp.mean(env.split(acc["return"])[i])
+    out.update({f"eval/{k}/{name}": jnp.mean(env.split(acc[k])[i]) for k in trial_keys})
   return out

@@ -26,6 +26,11 @@ LSTM state of every env is part of the TrainState and is zeroed when its episode
 re-runs both nets over the whole [T, N] unroll from the state stored at its start (truncated BPTT over
 `unroll_length` steps, resets at episode ends inside it); `make_policy` then returns
 `act(obs, key, carry) -> (action, carry)` with `act.initial_carry(batch_shape)`.
+
+RL² is this recurrent PPO on an env of trials (`mjx_envs.make("ML10", rl2_episodes=K)`, see
+`mjx_envs.trials`): an episode of the env is K episodes of one task, so the LSTM state carries across them
+and is zeroed between trials, and the previous action, reward and done are in the observation. An env
+with an `evaluation_env` (a meta-learning benchmark's test split) is evaluated on that one.
 """
 
 from __future__ import annotations
@@ -513,14 +518,18 @@ class PPO:
 
   # --- evaluation --------------------------------------------------------------------------------
   def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
-    """Deterministic policy (the distribution's mode) on fresh evaluation envs, one episode each.
+    """Deterministic policy (the distribution's mode) on fresh evaluation envs, one episode each: those
+    of the env's `evaluation_env` where it has one (a meta-learning benchmark's held-out test split:
+    under RL² an episode is a trial, and eval/success_rate is the success of its last episode, after
+    adaptation), else of the env itself.
 
-    Returns {eval/success_rate, eval/return, eval/episode_length}.
+    Returns {eval/success_rate, eval/return, eval/episode_length} (`evaluate_policy`: + per task, trials).
     """
     n = int(num_envs or self.config.num_eval_envs)
     act = make_policy(self, params, obs_norm, deterministic=True)
     carry = act.initial_carry((n,)) if self.recurrent else None
-    return evaluate_policy(self.raw_env, self.episode_length, self.flatten, act, key, n, carry)
+    env = getattr(self.raw_env, "evaluation_env", self.raw_env)
+    return evaluate_policy(env, self.episode_length, self.flatten, act, key, n, carry)
 
   def policy(self, params, obs_norm, deterministic: bool = True):
     """See `make_policy`."""

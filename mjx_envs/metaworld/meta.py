@@ -106,7 +106,8 @@ class Split:
 class MetaLearning(MultiTask):
   """The tasks of one split of a meta-learning benchmark as one task-major batch (module docstring).
 
-  `spec` (a `Split`) names the benchmark and split; `evaluation_env` is the test split of the same
+  `spec` (a `Split`) names the benchmark and split (`spec.split`; `split(x)` is MultiTask's per-task
+  view); `evaluation_env` is the test split of the same
   benchmark and settings (itself for the test split).
   """
 
@@ -116,13 +117,12 @@ class MetaLearning(MultiTask):
     super().__init__(tasks, names, envs_per_task, member)
     self.members = tuple(self._member(TaskIndex(t, i)) for i, t in enumerate(self.tasks))
     self.spec = spec
-    self.benchmark, self.split = spec.benchmark, spec.split
-    self.train_tasks, self.test_tasks = spec.train_tasks, spec.test_tasks
+    self.benchmark, self.train_tasks, self.test_tasks = spec.benchmark, spec.train_tasks, spec.test_tasks
     self._evaluation_env = self if spec.split == "test" else None
 
   def with_members(self, wrap: Callable[[Env], Env], envs_per_task: int) -> MetaLearning:
     out = MetaLearning(self.tasks, self.task_names, envs_per_task, wrap, spec=self.spec)
-    out._evaluation_env = self._evaluation_env if self.split == "train" else out
+    out._evaluation_env = self._evaluation_env if self.spec.split == "train" else out
     return out
 
   @property

@@ -60,7 +60,7 @@ def test_goal_hidden_no_task_id_fixed_goals(ml1):
   assert not any((test == r).all(-1).any() for r in rv)
   again = meta.draw_goals(ml1.tasks[0].unwrapped, 50, meta.task_goal_seed(0, "push-v3", "train"))
   np.testing.assert_array_equal(again, train)  # fixed: the same seed draws the same 50
-  assert ml1.evaluation_env.split == "test" and ml1.evaluation_env.evaluation_env is ml1.evaluation_env
+  assert ml1.evaluation_env.spec.split == "test" and ml1.evaluation_env.evaluation_env is ml1.evaluation_env
 
 
 def test_custom_set_and_bad_input():

@@ -1,0 +1,86 @@
+"""RL² = recurrent PPO on Meta-World trials (`env.rl2_episodes`): the LSTM state carries across the
+episodes of a trial and is reset between trials; a train step and the held-out evaluation run, with
+per-episode-index success in train/ and eval/ metrics. ML1 push, C physics, 4 worlds, short episodes."""
+
+import mjx_envs
+
+import jax
+import numpy as np
+import pytest
+
+from agents.ppo.train import PPOConfig, make_train
+
+K, L, N = 2, 3, 4  # episodes per trial, steps per episode, worlds
+
+
+def _ppo(unroll_length):
+  env = mjx_envs.make("ML1", task="push-v3", rl2_episodes=K, episode_length=L, impl="c")
+  cfg = PPOConfig(
+    num_envs=N,
+    unroll_length=unroll_length,
+    num_minibatches=2,
+    update_epochs=1,
+    policy_hidden=(16,),
+    value_hidden=(16,),
+    lstm_size=8,
+    total_env_steps=N * unroll_length,
+    num_eval_envs=2,
+  )
+  return make_train(env, cfg)
+
+
+@pytest.fixture(scope="module")
+def ppo():
+  return _ppo(L)  # a train step's rollout covers one episode: two steps make one trial
+
+
+@pytest.mark.slow  # a train step of the recurrent PPO compiles in ~70 s on this 2-core CPU
+def test_rl2_train_steps_carry_the_lstm_within_a_trial_and_reset_it_between(ppo):
+  """Step 1 ends where the trial's first episode ends: no learner done, the LSTM state kept. Step 2 ends
+  where the trial ends: one done per world (the learner's episodes are trials), the state zero."""
+  ts = ppo.init(jax.random.PRNGKey(0))
+  assert ts.env_state.obs.shape == (N, 39 + 4 + 2)
+  step = jax.jit(ppo.train_step)
+  ts, m1 = step(ts)
+  h = np.asarray(ts.core["policy"][1])
+  assert m1["train/episodes"] == 0 and np.abs(h).sum(-1).min() > 0
+  np.testing.assert_array_equal(np.asarray(ts.env_state.obs[:, -1]), 1.0)  # the episode-done input
+  np.testing.assert_array_equal(np.asarray(ts.env_state.info["trial_episode"]), 1)
+  ts, m2 = step(ts)
+  m2 = jax.device_get(m2)
+  assert m2["train/episodes"] == N and np.isfinite(m2["loss/policy"]) and np.isfinite(m2["loss/value"])
+  for k in ("train/trial/success_first", "train/trial/success_last"):
+    assert 0.0 <= m2[k] <= 1.0, k
+  np.testing.assert_array_equal(np.asarray(ts.core["policy"][0]), 0.0)
+  np.testing.assert_array_equal(np.asarray(ts.core["policy"][1]), 0.0)
+  np.testing.assert_array_equal(np.asarray(ts.env_state.info["trial_episode"]), 0)  # a new trial
+
+
+@pytest.mark.slow
+def test_rl2_held_out_evaluation(ppo):
+  """Evaluation runs whole trials on the test split: success after adaptation (the last episode) and
+  the first episode's, per task."""
+  ts = ppo.init(jax.random.PRNGKey(0))
+  assert ppo.raw_env.evaluation_env.spec.split == "test"
+  ev = jax.device_get(jax.jit(ppo.evaluate)(ts.params, ts.obs_norm, jax.random.PRNGKey(2)))
+  for k in ("eval/success_rate", "eval/trial/success_first", "eval/trial/success_last"):
+    assert 0.0 <= ev[k] <= 1.0, k
+  assert ev["eval/success_rate"] == ev["eval/trial/success_last"]
+  assert "eval/success_rate/push-v3" in ev and "eval/trial/success_first/push-v3" in ev
+  assert ev["eval/episode_length"] == K * L  # an evaluation episode is a whole trial
+
+
+def test_trial_metrics_are_summarised_over_finished_trials():
+  """train/trial/* average the per-episode figures over the trials that finished, weighted by them."""
+  import jax.numpy as jnp  # pylint: disable=import-outside-toplevel
+
+  from agents.common import episodes  # pylint: disable=import-outside-toplevel
+
+  done = jnp.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
+  first = jnp.array([[0.7, 1.0, 0.0], [0.0, 0.0, 0.0]]) * done  # step_stats masks by done
+  stats = {k: jnp.zeros_like(done) for k in ("return", "success", "length", "bad_action", "diverged")}
+  one = episodes.summarize({**stats, "done": done[:1], "trial/success_first": first[:1]})
+  two = episodes.summarize({**stats, "done": done[1:], "trial/success_first": first[1:]})
+  assert float(one["train/trial/success_first"]) == 0.5 and float(two["train/trial/success_first"]) == 0.0
+  both = episodes.average_chunk(jax.tree.map(lambda a, b: jnp.stack([a, b]), one, two))
+  np.testing.assert_allclose(float(both["train/trial/success_first"]), 1 / 3)
