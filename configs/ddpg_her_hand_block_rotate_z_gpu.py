@@ -11,7 +11,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "not trained yet (2026-11-26)"
+MEASURED = "eval success 0.38 at 512k env steps, 9 min incl. compile (one H100, MJX, 2026-11-26)"
 
 _PUSH = runpy.run_path(os.path.join(os.path.dirname(__file__), "her_fetch_push_cpu.py"))
 
