@@ -423,6 +423,28 @@ POLICIES.update({t: p for t, (p, _, _) in _TOOLS_GROUP.items()})
 READS.update({t: list(r) for t, (_, r, _) in _TOOLS_GROUP.items()})
 EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _TOOLS_GROUP.items()})
 
+# assembly group (metaworld_reference_assembly): the basketball and its hoop, the round nut and its peg
+_NUT = ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp", "site:RoundNut"]
+_ASSEMBLY_GROUP = {
+  # task: (policy, reads, extra recorded reads)
+  "basketball-v3": (
+    "SawyerBasketballV3Policy",
+    ["tcp_center", "target_pos", "obj_init_pos", "left_pad", "right_pad", "init_tcp"],
+    ["body_com:bsktball", "body_xpos:basket_goal"],
+  ),
+  "assembly-v3": ("SawyerAssemblyV3Policy", _NUT, ["body_com:RoundNut", "body_xpos:peg"]),
+  "disassemble-v3": ("SawyerDisassembleV3Policy", _NUT, ["body_com:RoundNut", "body_xpos:peg"]),
+}
+POLICIES.update({t: p for t, (p, _, _) in _ASSEMBLY_GROUP.items()})
+READS.update({t: list(r) for t, (_, r, _) in _ASSEMBLY_GROUP.items()})
+EXTRA_BODIES.update({t: list(x) for t, (_, _, x) in _ASSEMBLY_GROUP.items()})
+CONSTRAINTS.update(  # assembly group: the ball's / nut's xy and the hoop's / goal's draws
+  {
+    t: {"kind": "xy_distance_at_least", "a": [0, 1], "b": [3, 4], "min": m}
+    for t, m in (("basketball-v3", 0.15), ("assembly-v3", 0.1), ("disassemble-v3", 0.1))
+  }
+)
+
 
 CONSTRAINTS.update(  # objects group: the xy distance between the object's and the goal's draws
   {

@@ -521,6 +521,11 @@ FIRST_OBS_QUAT_ATOL["peg-unplug-side-v3"] = 0.015
 FIRST_OBS_ATOL["hammer-v3"] = 0.055
 FIRST_OBS_QUAT_ATOL["hammer-v3"] = 0.03
 
+# Assembly group: assembly's reset puts the nut at z 0.02, 1.1 mm above its rest on the ring's capsules
+# (r 0.019); the reference's first records (steps 1 .. 31) see it dropped (one, at step 3, bouncing 0.6 mm
+# lower): measured 1.62e-3 m in z, where our reset_to observes the placed pose.
+FIRST_OBS_ATOL["assembly-v3"] = 0.002
+
 
 @pytest.mark.parametrize("task", TASKS)
 def test_first_observed_object_pose_as_reference(task, ref):

@@ -59,6 +59,9 @@ MODULES.update(
     "bin-picking-v3": "bin_picking",
     "peg-unplug-side-v3": "peg_unplug_side",
     "hammer-v3": "hammer",
+    "basketball-v3": "basketball",
+    "assembly-v3": "assembly",
+    "disassemble-v3": "disassemble",
   }
 )
 
