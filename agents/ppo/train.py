@@ -167,6 +167,8 @@ class PPO:
   def __init__(self, env, config: PPOConfig):
     self.config = c = config
     self.raw_env = env
+    # Where `evaluate` runs: a meta-learning benchmark's held-out split (built here, outside any trace).
+    self.eval_env = getattr(env, "evaluation_env", env)
     self.episode_length = int(c.episode_length or env.episode_length)
     obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs
     # Block-world dicts keep their structure for the object encoder; other goal dicts are flattened.
@@ -528,8 +530,7 @@ class PPO:
     n = int(num_envs or self.config.num_eval_envs)
     act = make_policy(self, params, obs_norm, deterministic=True)
     carry = act.initial_carry((n,)) if self.recurrent else None
-    env = getattr(self.raw_env, "evaluation_env", self.raw_env)
-    return evaluate_policy(env, self.episode_length, self.flatten, act, key, n, carry)
+    return evaluate_policy(self.eval_env, self.episode_length, self.flatten, act, key, n, carry)
 
   def policy(self, params, obs_norm, deterministic: bool = True):
     """See `make_policy`."""

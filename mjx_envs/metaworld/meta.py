@@ -133,7 +133,8 @@ class MetaLearning(MultiTask):
   def evaluation_env(self) -> MetaLearning:
     """The held-out split (test tasks, test goals) with the same settings, built once."""
     if self._evaluation_env is None:
-      self._evaluation_env = self.spec.build("test")
+      with jax.ensure_compile_time_eval():  # its goals are drawn with JAX: eagerly, even under a trace
+        self._evaluation_env = self.spec.build("test")
     return self._evaluation_env
 
 

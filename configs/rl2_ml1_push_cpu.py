@@ -1,0 +1,32 @@
+"""RL² on ML1 push-v3 on a 2-core CPU: rl2_ml1_push's settings, short trials, a 60-minute stop.
+
+Trials of 3 episodes of 150 steps (the paper: 10 of 500), 8 worlds x 50 steps per update, a 64-wide
+LSTM, 4 epochs of 2 minibatches; evaluation on 8 trials of the held-out test goals (eval/success_rate:
+the last episode of a trial, after adaptation; eval/trial/success_first: the first).
+"""
+
+import copy
+import os
+import runpy
+
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "not yet measured (a 3-minute smoke run only: CPU, 2026-11-26)"
+
+_GPU = runpy.run_path(os.path.join(os.path.dirname(__file__), "rl2_ml1_push.py"))
+
+
+def get_config():
+  cfg = copy.deepcopy(_GPU["get_config"]())
+  cfg["env"].update(rl2_episodes=3, episode_length=150)
+  cfg["agent"].update(
+    num_envs=8,
+    unroll_length=50,
+    num_minibatches=2,
+    update_epochs=4,
+    total_env_steps=20_000_000,
+    policy_hidden=(64,),
+    value_hidden=(64,),
+    lstm_size=64,
+  )
+  cfg["run"].update(eval_every=20, num_eval_envs=8, max_minutes=60)
+  return cfg
