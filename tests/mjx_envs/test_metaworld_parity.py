@@ -525,6 +525,15 @@ FIRST_OBS_QUAT_ATOL["hammer-v3"] = 0.03
 # (r 0.019); the reference's first records (steps 1 .. 31) see it dropped (one, at step 3, bouncing 0.6 mm
 # lower): measured 1.62e-3 m in z, where our reset_to observes the placed pose.
 FIRST_OBS_ATOL["assembly-v3"] = 0.002
+# disassemble: the reference's reset runs its 50-step hand reset with the nut back at its model position
+# (0.1, 0.6) and the peg already at the episode's (its reset_model runs twice: before and after
+# mj_resetData); where the peg overlaps the ring there it ejects the nut, and the nut keeps the yaw it lands
+# with (its reset sets the position only). Over an 11 x 16 grid of the nut's draws 28 % start yawed by more
+# than 1 degree, up to 233 (chaotic in the draw); ours starts at the model's yaw. The fixture's episodes:
+# three of six yawed 11 to 33 degrees (the handle up to 7.07e-2 m and the quaternion 0.2295 apart); the
+# others differ by the nut's 6 mm drop to rest (6.0e-3 m), where our reset_to observes the placed pose.
+FIRST_OBS_ATOL["disassemble-v3"] = 0.075
+FIRST_OBS_QUAT_ATOL["disassemble-v3"] = 0.24
 
 
 @pytest.mark.parametrize("task", TASKS)

@@ -34,6 +34,7 @@ handle and the rod, are visual only, contype 0; visual-only boxes stand in for t
 from __future__ import annotations
 
 from mjx_envs.metaworld import rewards as R
+from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks.push import move, set_free_pos, settled_qpos
 
 import jax.numpy as jnp
@@ -126,6 +127,28 @@ def grab_reward(obs, action, reads, snap_within=WRENCH_HANDLE_LENGTH / 2, **dens
     object_reach_radius=0.01,
     xz_thresh=0.01,
     **density,
+  )
+
+
+def valid(rand_vec):
+  """Both nut tasks redraw while rand_vec[:2] and rand_vec[3:5] are within 0.1 m in xy."""
+  return jnp.linalg.norm(rand_vec[:2] - rand_vec[3:5]) >= 0.1
+
+
+def nut_task(name, place, reward, **ranges) -> Task:
+  """A nut task: the nut and the peg, the Sawyer's usual hand bounds, the observation, reads and rejection
+  rule above; `ranges`: hand_init_pos, goal_low, goal_high, rand_low, rand_high."""
+  return Task(
+    name=name,
+    objects_xml=OBJECTS_XML,
+    hand_low=(-0.5, 0.40, 0.05),
+    hand_high=(0.5, 1.0, 0.5),
+    place=place,
+    objects=objects,
+    reward=reward,
+    reads=reads,
+    valid=valid,
+    **ranges,
   )
 
 

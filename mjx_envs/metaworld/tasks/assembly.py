@@ -35,7 +35,6 @@ successes at steps 83-93 in 3 of the fixture's 6 episodes.
 from __future__ import annotations
 
 from mjx_envs.metaworld import rewards as R
-from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks import _nut
 
 import jax.numpy as jnp
@@ -73,10 +72,6 @@ def reward(obs, action, reads):
   return rew, _nut.nut_info(success, quat, grab, in_place, rew)
 
 
-def valid(rand_vec):
-  return jnp.linalg.norm(rand_vec[:2] - rand_vec[3:5]) >= 0.1
-
-
 def _carry(obs, hand):
   """Lift the ring straight up to CARRY_Z, move it over the peg (the goal = the peg's top), and lower it
   once its centre is within 4 mm of the peg's axis (and keep lowering while within 1.5 cm below CARRY_Z)."""
@@ -94,19 +89,13 @@ def scripted(obs):
   return _nut.grip_then(obs, _carry)
 
 
-TASK = Task(
-  name="assembly-v3",
-  objects_xml=_nut.OBJECTS_XML,
+TASK = _nut.nut_task(
+  "assembly-v3",
+  place,
+  reward,
   hand_init_pos=(0.0, 0.6, 0.2),
-  hand_low=(-0.5, 0.40, 0.05),
-  hand_high=(0.5, 1.0, 0.5),
   goal_low=(-0.1, 0.75, 0.1),
   goal_high=(0.1, 0.85, 0.1),
   rand_low=(0.0, 0.6, 0.02, -0.1, 0.75, 0.1),
   rand_high=(0.0, 0.6, 0.02, 0.1, 0.85, 0.1),
-  place=place,
-  objects=_nut.objects,
-  reward=reward,
-  reads=_nut.reads,
-  valid=valid,
 )
