@@ -20,6 +20,8 @@ Public entry points (also importable from their modules):
   env, algo = agents.build(cfg)             # algo.init(key) -> TrainState; algo.train_many(ts, n)
   act = agents.load_policy("runs/ppo_fetch_reach-...")   # act(obs, key) -> action, from a run directory
   metrics = agents.evaluate_run("runs/ppo_fetch_reach-...")   # {"eval/success_rate": ..., ...}
+  agents.export_policy("runs/her_hand_reach_cpu-...", "hand_reach.policy")   # ~1 MB: config + params
+  act, algo = agents.load_exported_policy("hand_reach.policy")   # no run directory needed
   metrics = agents.evaluate_policy(env, episode_length, flatten, act, key, num_envs)  # any act function
 """
 
@@ -35,6 +37,8 @@ _EXPORTS = {
   "build": "agents.experiment",
   "load_policy": "agents.experiment",
   "evaluate_run": "agents.experiment",
+  "export_policy": "agents.experiment",
+  "load_exported_policy": "agents.experiment",
   "ALGOS": "agents.experiment",
   "ConfigError": "agents.experiment",
   "evaluate_policy": "agents.common.evaluation",

@@ -550,6 +550,46 @@ def load_policy(run_dir: str, deterministic: bool = True, step: int | None = Non
   return algo.policy(state.params, state.obs_norm, deterministic)
 
 
+def export_policy(run_dir: str, path: str, step: int | None = None) -> str:
+  """Writes the policy of a run directory's latest (or `step`) checkpoint to one small file at `path`:
+  the run's resolved config, its parameters and observation statistics (msgpack; no optimiser, target
+  networks, replay buffer or env state, so a trained DDPG+HER policy is ~1 MB where its checkpoint is
+  hundreds). `load_exported_policy(path)` turns it back into `act`. Returns `path`."""
+  from flax import serialization  # pylint: disable=import-outside-toplevel
+
+  _, state = restore_run(run_dir, step)
+  blob = {
+    "format": "mjx-goal-rl policy 1",
+    "config": json.dumps(run_config(run_dir)),
+    "params": serialization.to_state_dict(jax.device_get(state.params)),
+    "obs_norm": serialization.to_state_dict(jax.device_get(state.obs_norm)),
+  }
+  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+  with open(path, "wb") as f:
+    f.write(serialization.msgpack_serialize(blob))
+  return path
+
+
+def load_exported_policy(path: str, deterministic: bool = True):
+  """(act, algo) from a file of `export_policy`: act(obs, key) -> action (recurrent: act(obs, key,
+  carry) as `load_policy`), algo the algorithm object its config builds (its env: `algo.raw_env`)."""
+  from flax import serialization  # pylint: disable=import-outside-toplevel
+
+  with open(path, "rb") as f:
+    raw = f.read()
+  try:
+    blob = serialization.msgpack_restore(raw)
+  except Exception:  # msgpack's own errors name no file
+    blob = None
+  if not isinstance(blob, dict) or blob.get("format") != "mjx-goal-rl policy 1":
+    raise ValueError(f"{path}: not a policy file of agents.experiment.export_policy")
+  _, algo = build(resolve(json.loads(blob["config"])))
+  like = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
+  params = serialization.from_state_dict(like.params, blob["params"])
+  obs_norm = serialization.from_state_dict(like.obs_norm, blob["obs_norm"])
+  return algo.policy(params, obs_norm, deterministic), algo
+
+
 def evaluate_run(run_dir: str, seed: int = 0, step: int | None = None, num_envs: int | None = None):
   """The algorithm's own evaluation (what train.py logs as eval/*) of a run directory's latest (or `step`)
   checkpoint on fresh envs: {metric name: float}, e.g. eval/success_rate, eval/return (per task for a

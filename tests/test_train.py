@@ -66,6 +66,14 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   act = experiment.load_policy(str(tmp_path))
   obs = jax.numpy.zeros((3, 13))
   assert act(obs, None).shape == (3, 4)
+  # ... and from one small exported file (config, parameters, observation statistics) as well.
+  path = agents.export_policy(str(tmp_path), str(tmp_path / "exported" / "reach.policy"))
+  act_file, algo_file = agents.load_exported_policy(path)
+  probe = jax.random.normal(jax.random.PRNGKey(5), (3, 13))
+  np.testing.assert_allclose(act_file(probe, None), act(probe, None), atol=1e-6)
+  assert algo_file.raw_env.action_size == 4 and os.path.getsize(path) < 200_000
+  with pytest.raises(ValueError, match="not a policy file"):
+    agents.load_exported_policy(str(tmp_path / "config.json"))
   # ... and evaluates from it alone (agents' public entry point), as well as the run's last evaluation.
   scores = agents.evaluate_run(str(tmp_path), seed=1, num_envs=32)
   assert scores["eval/success_rate"] >= 0.9 and "eval/return" in scores, scores
