@@ -520,6 +520,11 @@ FIRST_OBS_QUAT_ATOL["peg-unplug-side-v3"] = 0.015
 # 2.52e-2 in the quaternion), where our reset_to observes the placed pose.
 FIRST_OBS_ATOL["hammer-v3"] = 0.055
 FIRST_OBS_QUAT_ATOL["hammer-v3"] = 0.03
+# stick-pull: one episode's first record (step 23) comes after the reference policy's fingers have lifted the stick
+# (measured 7.85e-3 m, 3.46e-2 in the quaternion); the other five (steps 1 .. 30) within 2e-4 m (the stick, placed
+# at z 0.02, rests 0.2 mm lower on the reference's table box).
+FIRST_OBS_ATOL["stick-pull-v3"] = 0.009
+FIRST_OBS_QUAT_ATOL["stick-pull-v3"] = 0.04
 
 # Assembly group: assembly's reset puts the nut at z 0.02, 1.1 mm above its rest on the ring's capsules
 # (r 0.019); the reference's first records (steps 1 .. 31) see it dropped (one, at step 3, bouncing 0.6 mm

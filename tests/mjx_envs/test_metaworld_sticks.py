@@ -12,7 +12,7 @@ import numpy as np
 
 GROUP = ("stick-push-v3", "stick-pull-v3", "hammer-v3")
 N_SCRIPTED = 4  # episodes per task (the benchmark runs 100)
-STEPS = 200  # of the 500: hammer succeeds near step 70
+STEPS = 150  # of the 500: first successes near step 55 (stick-push), 70 (hammer), 75 (stick-pull)
 BAR = 0.75  # per task at 4 episodes; the 0.90 bar is the benchmark's, over 100
 
 
@@ -23,9 +23,8 @@ def test_sticks_group_scripted_bars():
   rew = np.asarray(rew)
   assert np.all(np.isfinite(rew)) and np.all((rew >= 0) & (rew <= 10))
   # every world starts a different episode (its objects where its own rand_vec puts them)
-  rv = np.asarray(s0.info["rand_vec"]).reshape(len(names), N_SCRIPTED, -1)
-  for t, name in enumerate(names):
-    assert len({tuple(np.round(v, 6)) for v in rv[t]}) == N_SCRIPTED, name
+  for name, member in zip(names, s0.pipeline_state):  # (rand_vec sizes differ: each task's own state)
+    assert len({tuple(np.round(x, 6)) for x in np.asarray(member.info["rand_vec"])}) == N_SCRIPTED, name
   ok = np.asarray(mt.split(s.metrics["is_success"]))
   rates = dict(zip(names, ok.mean(-1).round(3).tolist()))
   print(f"sticks group, scripted success ({N_SCRIPTED} episodes of {STEPS} steps, C backend):", rates)

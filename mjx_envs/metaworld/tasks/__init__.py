@@ -58,6 +58,8 @@ MODULES.update(
     "box-close-v3": "box_close",
     "bin-picking-v3": "bin_picking",
     "peg-unplug-side-v3": "peg_unplug_side",
+    "stick-push-v3": "stick_push",
+    "stick-pull-v3": "stick_pull",
     "hammer-v3": "hammer",
     "basketball-v3": "basketball",
     "assembly-v3": "assembly",
