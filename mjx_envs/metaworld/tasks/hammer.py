@@ -52,6 +52,11 @@ block are boxes):
   reference's shaft slides in the block's slot with 4-6 mm to spare and its slide joint cannot leave it.
 - The block is a static body (the reference moves it to the same place on every reset), its boxes contype 0.
 - Meshes are left out (visual geoms of the collision shapes stand in).
+Measured effect of the boxes and the pairs: the same model with every reference cylinder (neck, collars,
+nail shaft) and all contacts of the faces and the nail's head (C MuJoCo has those collisions), the scripted
+controller, 10 episodes, 2026-11-26: the same first-success steps in every episode (64-74); the hammer's
+path identical until it strikes the nail (step 60), then within 2.8 mm on average at step 70 (the nail's
+travel within 2.2 cm while it is driven); afterwards the hammer, knocked loose, goes its own way.
 
 Checks (fixture `metaworld_reference_sticks`): reward and every info value on the reference's recorded
 states within the default 1e-4; reset ranges equal; the first observed hammer pose within 5.37e-2 m and

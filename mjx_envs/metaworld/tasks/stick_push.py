@@ -89,8 +89,10 @@ STICK_HALF = 0.05
 
 def scripted(obs):
   """Grip the stick (`_stick.grip_then`), raise it to PUSH_Z in line with the thermos (its end 3 cm short of
-  the thermos's side), then push along +x until the thermos's axis would be 1.5 cm past the goal's x (the
-  slide's limit at x 0.4 stops it first when the goal is there)."""
+  the thermos's side), then push along +x until the thermos's axis is at the goal's x (the slide's end at
+  x 0.4). Pushing 1.5 cm further (a first version) pressed the thermos against the slide's end after the
+  success, and the round side, pressed off-centre, then slid it along y to its other end (0.2 m) over the
+  episode's remaining steps; now it ends within 9 cm of its start in y (10 episodes of 300 steps)."""
   container, goal = obs[..., 11:14], obs[..., 36:39]
 
   def stick_to(o):
@@ -99,7 +101,7 @@ def scripted(obs):
       jnp.abs(stick[..., 2:3] - PUSH_Z) < 0.01
     )
     behind = container[..., 0:1] - THERMOS_RADIUS - STICK_HALF - 0.03
-    pushed = goal[..., 0:1] - THERMOS_RADIUS - STICK_HALF + 0.015
+    pushed = goal[..., 0:1] - THERMOS_RADIUS - STICK_HALF
     x = jnp.where(lined, pushed, behind)
     return jnp.concatenate([x, container[..., 1:2], jnp.full_like(x, PUSH_Z)], -1)
 
