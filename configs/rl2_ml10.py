@@ -11,33 +11,17 @@ eval/success_rate = the last episode's success averaged over tasks (per task: ev
 the paper's RL²: 35.8% on ML10's test tasks. `rl2_ml10_cpu` is the CPU budget.
 """
 
-import math
+import os
+import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
 MEASURED = "not run (needs a GPU); the paper's RL²: 35.8% on ML10's test tasks"
 
+_ML1 = runpy.run_path(os.path.join(os.path.dirname(__file__), "rl2_ml1_push.py"))
+
 
 def get_config():
-  return {
-    "env": {"name": "ML10", "rl2_episodes": 10},
-    "agent": {
-      "algo": "ppo",
-      "num_envs": 100,
-      "unroll_length": 500,
-      "num_minibatches": 5,
-      "update_epochs": 10,
-      "total_env_steps": 300_000_000,
-      "learning_rate": 5e-4,
-      "gamma": 0.99,
-      "gae_lambda": 0.95,
-      "clip_eps": 0.2,
-      "ent_coef": 5e-6,
-      "policy_hidden": (256,),
-      "value_hidden": (256,),
-      "lstm_size": 256,
-      "activation": "tanh",
-      "init_log_std": math.log(0.5),
-      "normalize_reward": True,
-    },
-    "run": {"seed": 0, "eval_every": 10, "num_eval_envs": 50},
-  }
+  cfg = _ML1["get_config"]()  # the paper's RL² settings (Table 10 gives ML1, ML10 and ML45 the same)
+  cfg["env"] = {"name": "ML10", "rl2_episodes": 10}
+  cfg["agent"].update(num_envs=100, total_env_steps=300_000_000)
+  return cfg

@@ -5,28 +5,16 @@ update, a 64-wide LSTM, 4 epochs of 2 minibatches; evaluation on 10 trials, 2 pe
 (eval/success_rate: the last episode of a trial, averaged over the 5 test tasks; the paper's RL²: 35.8%).
 """
 
-import copy
 import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
 MEASURED = "smoke run only: 20k env steps in 2.5 min, ~190 env steps/s (CPU, C physics, 2026-11-26)"
 
-_GPU = runpy.run_path(os.path.join(os.path.dirname(__file__), "rl2_ml10.py"))
+_HERE = os.path.dirname(__file__)
+_GPU = runpy.run_path(os.path.join(_HERE, "rl2_ml10.py"))
+_CPU = runpy.run_path(os.path.join(_HERE, "rl2_ml1_push_cpu.py"))
 
 
 def get_config():
-  cfg = copy.deepcopy(_GPU["get_config"]())
-  cfg["env"].update(rl2_episodes=3, episode_length=150)
-  cfg["agent"].update(
-    num_envs=10,
-    unroll_length=50,
-    num_minibatches=2,
-    update_epochs=4,
-    total_env_steps=20_000_000,
-    policy_hidden=(64,),
-    value_hidden=(64,),
-    lstm_size=64,
-  )
-  cfg["run"].update(eval_every=20, num_eval_envs=10, max_minutes=60)
-  return cfg
+  return _CPU["cpu_budget"](_GPU["get_config"](), num_envs=10, num_eval_envs=10)

@@ -15,18 +15,23 @@ MEASURED = "smoke run only: 72k env steps in 3.5 min, test-goal success 0.25 (CP
 _GPU = runpy.run_path(os.path.join(os.path.dirname(__file__), "rl2_ml1_push.py"))
 
 
-def get_config():
-  cfg = copy.deepcopy(_GPU["get_config"]())
+def cpu_budget(cfg, num_envs, num_eval_envs, num_minibatches=2):
+  """A GPU-sized RL² config shrunk to this CPU: short trials, a 64-wide LSTM, a 60-minute stop."""
+  cfg = copy.deepcopy(cfg)
   cfg["env"].update(rl2_episodes=3, episode_length=150)
   cfg["agent"].update(
-    num_envs=8,
+    num_envs=num_envs,
     unroll_length=50,
-    num_minibatches=2,
+    num_minibatches=num_minibatches,
     update_epochs=4,
     total_env_steps=20_000_000,
     policy_hidden=(64,),
     value_hidden=(64,),
     lstm_size=64,
   )
-  cfg["run"].update(eval_every=20, num_eval_envs=8, max_minutes=60)
+  cfg["run"].update(eval_every=20, num_eval_envs=num_eval_envs, max_minutes=60)
   return cfg
+
+
+def get_config():
+  return cpu_budget(_GPU["get_config"](), num_envs=8, num_eval_envs=8)
