@@ -8,7 +8,8 @@ worlds x 500 steps per update, each world's trial spanning 10 updates (its LSTM 
 Differences: an LSTM (the paper: a GRU), a learned std (the paper's is fixed at 0.5), an LSTM value net
 with reward normalisation (the paper: a linear feature baseline). Evaluation: the 50 held-out test goals,
 eval/success_rate = success of a trial's last episode (after adaptation); eval/trial/success_first the
-first's. The paper's Figure 4 reports RL² on ML1 push; `rl2_ml1_push_cpu` is the CPU budget.
+first's. The paper's Figure 4 reports RL² on ML1 push; `--set env.task=reach-v3` (or pick-place-v3)
+runs its other two ML1 tasks; `rl2_ml1_push_cpu` is the CPU budget.
 """
 
 import math
