@@ -31,6 +31,10 @@ Deliberate differences from the reference:
   unique ones) and ML1 sets whose train and test goals share one.
 - The task of a world is fixed (its slot in the task-major batch); the reference's sub-envs are fixed
   to one task class too, and both draw a goal of that task per episode (per trial under RL²).
+- Goal draws: every world draws uniformly from all of its task's goals, with replacement (the
+  reference's `RandomTaskSelectWrapper`). The reference's `make_ml_envs_train` / `_test` instead deal a
+  task's goals out among its sub-envs and cycle through each share in a shuffled order
+  (`PseudoRandomTaskSelectWrapper`), so an evaluation of 50 trials there sees every test goal once.
 """
 
 from __future__ import annotations
