@@ -37,6 +37,9 @@ COVER = 0.03  # our draws reach within 3% of the range of the reference's extrem
 # (drawer-close pulls the drawer out and reads it back, button-press reads the hole site, window-close
 # reads the handle, peg-insert-side offsets the box); reach-v3's is exercised by the hand-motion test.
 RESET_TO_TASKS = ("drawer-close-v3", "button-press-topdown-v3", "peg-insert-side-v3", "window-close-v3")
+# assembly group: basketball's target is the hoop's ring (hoop + (0, -0.083, 0.25)), disassemble's 0.15 above
+# the nut (measured within 3.2e-8 m; init_tcp 6.6e-3 m, the arm's sag)
+RESET_TO_TASKS += ("basketball-v3", "disassemble-v3")
 RESET_TO_N = 4
 # Hand motion (reach-v3), measured on the fixture (mjx_envs reach-v3, default config; displacement
 # from each one's own start, per step): inside the arm's workspace (mocap y <= ARM_Y) mean 6.4 mm, max
