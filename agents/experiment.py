@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import mjx_envs
 from mjx_envs.hide_and_seek import transfer as hns_transfer
-from mjx_envs.metaworld.multitask import MT10_TASKS
+from mjx_envs.metaworld.multitask import ML10_TEST, ML10_TRAIN, ML45_TEST, ML45_TRAIN, MT10_TASKS
 
 import ast
 import collections.abc
@@ -286,20 +286,30 @@ def resolve(cfg: dict[str, Any]) -> dict[str, Any]:
           f"{section}.{key}={n} exceeds env.warp_max_envs={env['warp_max_envs']} (MuJoCo "
           f"Warp's contact buffer is sized for that many envs): raise env.warp_max_envs"
         )
-  tasks = _num_tasks(env)
-  for section, key in (("agent", "num_envs"), ("run", "num_eval_envs")):
-    n = {"agent": agent, "run": run}[section][key]
+  # A meta-learning benchmark evaluates on its test split, whose tasks differ from the trained ones.
+  for section, key, split in (("agent", "num_envs", None), ("run", "num_eval_envs", "test")):
+    n, tasks = {"agent": agent, "run": run}[section][key], _num_tasks(env, split)
     if tasks > 1 and n % tasks:
       raise ConfigError(
-        f"{section}.{key}={n} must be a multiple of the {tasks} tasks of {env['name']} "
+        f"{section}.{key}={n} must be a multiple of the {tasks} "
+        f"{'test tasks' if split and env['name'].startswith('ML') else 'tasks'} of {env['name']} "
         f"(worlds per task x tasks)"
       )
   return {"description": cfg.get("description", ""), "env": env, "agent": agent, "run": run}
 
 
-def _num_tasks(env_cfg) -> int:
-  """The number of tasks a multi-task env (e.g. MT10) steps together; 1 for a single-task env."""
-  return {"MT10": len(MT10_TASKS)}.get(env_cfg["name"], 1)
+def _num_tasks(env_cfg, split: str | None = None) -> int:
+  """The number of tasks a multi-task env (e.g. MT10) steps together; 1 for a single-task env. For a
+  meta-learning benchmark (ML10, ML45, ML), those of `split` (default: the env's own `split`)."""
+  name = env_cfg["name"]
+  lists = {
+    "ML10": (ML10_TRAIN, ML10_TEST),
+    "ML45": (ML45_TRAIN, ML45_TEST),
+    "ML": (env_cfg.get("train_tasks"), env_cfg.get("test_tasks")),
+  }
+  if name in lists:
+    return len(lists[name][(split or env_cfg["split"]) == "test"])
+  return {"MT10": len(MT10_TASKS)}.get(name, 1)
 
 
 def _check_env_name(name):

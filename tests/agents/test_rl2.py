@@ -84,3 +84,25 @@ def test_trial_metrics_are_summarised_over_finished_trials():
   assert float(one["train/trial/success_first"]) == 0.5 and float(two["train/trial/success_first"]) == 0.0
   both = episodes.average_chunk(jax.tree.map(lambda a, b: jnp.stack([a, b]), one, two))
   np.testing.assert_allclose(float(both["train/trial/success_first"]), 1 / 3)
+
+
+def test_resolve_checks_worlds_against_train_and_test_tasks():
+  """num_envs must split evenly over the trained tasks, num_eval_envs over the held-out test tasks."""
+  from agents import experiment  # pylint: disable=import-outside-toplevel
+
+  env = {
+    "name": "ML",
+    "train_tasks": ["reach-v3", "push-v3"],
+    "test_tasks": ["reach-v3", "push-v3", "pick-place-v3"],
+  }
+  agent = {"algo": "ppo", "num_envs": 4, "num_minibatches": 2, "lstm_size": 8}
+  cfg = experiment.resolve({"env": {**env, "rl2_episodes": 2}, "agent": agent, "run": {"num_eval_envs": 6}})
+  assert cfg["env"]["rl2_episodes"] == 2
+  with pytest.raises(
+    mjx_envs.ConfigError, match=r"run.num_eval_envs=4 must be a multiple of the 3 test tasks"
+  ):
+    experiment.resolve({"env": env, "agent": agent, "run": {"num_eval_envs": 4}})
+  with pytest.raises(mjx_envs.ConfigError, match=r"agent.num_envs=4 must be a multiple of the 3 tasks"):
+    experiment.resolve({"env": {**env, "split": "test"}, "agent": agent, "run": {"num_eval_envs": 6}})
+  with pytest.raises(mjx_envs.ConfigError, match="episodes per trial|rl2_episodes must be >= 0"):
+    experiment.resolve({"env": {**env, "rl2_episodes": -2}, "agent": agent, "run": {"num_eval_envs": 6}})
