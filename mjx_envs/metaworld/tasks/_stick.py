@@ -185,7 +185,7 @@ def grip_then(obs, grip_dx, stick_to):
   y_err = jnp.abs(hand[..., 1:2] - g[..., 1:2])
   z_err = jnp.abs(tcp[..., 2:3] - g[..., 2:3])
   held = (opening < HELD_OPENING) & (jnp.linalg.norm(tcp - g, axis=-1, keepdims=True) < 0.03)
-  at = (xy_err < 0.012) & (y_err < 0.003) & (z_err < 0.006)
+  at = (xy_err < 0.006) & (y_err < 0.003) & (z_err < 0.006)
   above = g + jnp.array([0.0, 0.0, 0.045 + 0.08])
   down = g + jnp.array([0.0, 0.0, 0.045])
   carry = hand + (stick_to(obs) - stick)

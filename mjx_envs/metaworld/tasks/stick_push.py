@@ -82,7 +82,7 @@ def reward(obs, action, reads):
 
 
 PUSH_Z = 0.12  # the stick's height while pushing: on the thermos's round side (0.10 .. 0.18)
-GRIP_DX = 0.015  # the reward's stick point
+GRIP_DX = 0.0  # (the stick settles 1.5 cm back in the closing grip: the tcp ends near the reward's stick point, + 0.015)
 THERMOS_RADIUS = 0.06
 STICK_HALF = 0.05
 
