@@ -2,8 +2,11 @@
 rollout of a group's tasks, each world following its task's scripted controller, and the checks every
 group makes of it."""
 
+import mjx_envs
+from mjx_envs import metaworld
 from mjx_envs.metaworld.multitask import scripted_rollout
 
+import jax
 import numpy as np
 
 
@@ -24,3 +27,30 @@ def check_scripted_bars(group, names, n, steps, key, bar, top_band):
   assert all(r >= bar for r in rates.values()), rates
   assert np.all(rew.max(0).reshape(len(names), n)[ok > 0] > top_band), rates
   return mt, s0, s, rew, rates
+
+
+def mjx_jax_against_c(task, steps, key, n=2):
+  """Task `task`'s scripted controller closed-loop for `steps` steps from the same `n` resets in C MuJoCo
+  and in MJX-JAX (a multi-minute CPU compile: slow tier). Asserts neither diverged; returns (max |hand,
+  object position| gap between the two over the rollout in m, {impl: is_success [n] at the end})."""
+  ctrl = metaworld.scripted_policy(task)
+  keys = jax.random.split(key, n)
+  out = {}
+  for impl in ("c", "jax"):
+    env = mjx_envs.make(f"metaworld/{task}", impl=impl)
+
+    @jax.jit
+    def run(keys, env=env):
+      def body(s, _):
+        s = jax.vmap(env.step)(s, ctrl(s.obs))
+        return s, (s.obs, s.info["diverged"])
+
+      return jax.lax.scan(body, jax.vmap(env.reset)(keys), (), steps)
+
+    s, (obs, diverged) = run(keys)
+    assert not np.asarray(diverged).any(), (task, impl)
+    out[impl] = (np.asarray(obs), np.asarray(s.metrics["is_success"]))
+  gap = np.abs(out["c"][0][..., :7] - out["jax"][0][..., :7])
+  gap = np.concatenate([gap[..., :3], gap[..., 4:7]], -1).max()
+  print(f"{task}: C against MJX-JAX over {steps} scripted steps: max |hand, object position| {gap:.2e} m")
+  return gap, {impl: o[1] for impl, o in out.items()}
