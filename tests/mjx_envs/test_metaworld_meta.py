@@ -89,6 +89,9 @@ def test_custom_set_and_bad_input():
         mjx_envs.ConfigError, match=rf"{name}: tasks \[.*{missing[0]}.*\] are not built yet"
       ):
         mjx_envs.make(name)
+    else:  # every task built: the held-out split builds, the reference's test tasks in its order
+      test = mjx_envs.make(name, split="test", impl="c")
+      assert list(test.task_names) == REF[name]["test"] and test.observation_size == 39
 
 
 def test_trials_carry_the_task_and_append_rl2_inputs():
