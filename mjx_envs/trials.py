@@ -7,9 +7,12 @@ while the world resets. For Meta-World that is the reference's reset with its go
 deterministic function of the goal vector); an env whose reset adds other noise would repeat the trial's
 first draw of it. Keeping the start state costs one more world state per world; recomputing the reset
 on every step instead (a `where` under `vmap` runs both branches) made ML1 push steps 3.6x slower on the
-CPU (C physics, 8 worlds: 675 against 2,455 steps/s; 2026-11-26). The learner's `done` is 1 only on the trial's last step: a recurrent policy's state (PPO with `lstm_size`)
-carries across the episodes of a trial and is reset between trials; the auto-reset of the training stack
-(`mjx_envs.wrappers.AutoReset`) draws a fresh key, hence a fresh task and goal, for the next trial.
+CPU (C physics, 8 worlds: 675 against 2,455 steps/s; 2026-11-26).
+
+The learner's `done` is 1 only on the trial's last step: a recurrent policy's state (PPO with
+`lstm_size`) carries across the episodes of a trial and is reset between trials; the auto-reset of the
+training stack (`mjx_envs.wrappers.AutoReset`) draws a fresh key, hence a fresh task and goal, for the
+next trial.
 
 Observation [O + A + 2]: the wrapped env's observation, then RL²'s input: the previous action [A]
 (sanitised: non-finite entries 0, clipped to [-1, 1]), the previous reward x `reward_scale` [1] and the
@@ -21,8 +24,8 @@ An episode ends after `episode_length` steps (default: the wrapped env's) or whe
 task comes after its last episode). A world whose physics diverged ends its trial through
 `EpisodeLimit` (`info['diverged']`), as a truncation.
 
-`info` adds trial_start (the inner env's State at the trial's start), trial_episode (index of the current episode, int32), trial_steps (steps into the
-current episode) and trial_success [K] (per episode index: its `is_success`, 0 for episodes not run yet).
+`info` adds trial_start (the inner env's State at the trial's start), trial_episode (index of the
+current episode, int32), trial_steps (steps into the current episode) and trial_success [K] (per episode index: its `is_success`, 0 for episodes not run yet).
 `metrics['is_success']` is the current episode's own (so on the trial's last step: the last episode's,
 success after adaptation), and `metrics['trial/success_first']`, `metrics['trial/success_last']` the first
 and the latest episode's, for logs (read them where the trial is done).
