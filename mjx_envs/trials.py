@@ -25,7 +25,8 @@ task comes after its last episode). A world whose physics diverged ends its tria
 `EpisodeLimit` (`info['diverged']`), as a truncation.
 
 `info` adds trial_start (the inner env's State at the trial's start), trial_episode (index of the
-current episode, int32), trial_steps (steps into the current episode) and trial_success [K] (per episode index: its `is_success`, 0 for episodes not run yet).
+current episode, int32), trial_steps (steps into the current episode) and trial_success [K] (per
+episode index: its `is_success`, 0 for episodes not run yet).
 `metrics['is_success']` is the current episode's own (so on the trial's last step: the last episode's,
 success after adaptation), and `metrics['trial/success_first']`, `metrics['trial/success_last']` the first
 and the latest episode's, for logs (read them where the trial is done).
