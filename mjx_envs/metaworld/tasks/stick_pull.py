@@ -37,9 +37,10 @@ Checks (fixture `metaworld_reference_sticks`): reward and every info value on th
 states (7 successes) within the default 1e-4 (measured: reward 6.3e-7, success / grasp_success / near_object
 exact); reset ranges and the rejection rule equal; the first observed stick within 7.85e-3 m (one record
 after the reference's fingers lifted it; the others within 2e-4 m). `scripted` below
-(benchmarks/scripted_success.py, C backend, 100 episodes of 500 steps, 2026-11-26): 96/100, succeeding near
-step 75; the failures are goals beyond x 0.443 (see above). The reference's own policy in the reference:
-10/10 (first successes at steps 101 .. 149).
+(benchmarks/scripted_success.py, C backend, 100 episodes of 500 steps, 2026-11-26): 100/100 (and 100/100
+with --seed 1), succeeding near step 75. Without the push back along +y (see `scripted`): 96/100, the
+misses goals beyond x 0.443 where the coasting thermos overshot the goal's y by up to 3 cm. The reference's
+own policy in the reference: 10/10 (first successes at steps 101 .. 149).
 """
 
 from __future__ import annotations
@@ -113,13 +114,17 @@ STICK_HALF = 0.05
 LOOP_Y_LAG = 0.02  # pulling along -y, the stick's side meets the handle's outer bar this far from its centre
 # pushing along +x, the pads (front at the stick's centre + 0.005) meet the loop this far ahead
 PAD_LEAD = 0.015
+# the stick's side meets the thermos's body at the handle's y + 0.01; this far past it pushes the loop back +y
+PUSH_BACK = 0.02
 
 
 def scripted(obs):
   """Grip the stick (`_stick.grip_then`), line it up with the handle's loop at the loop's height (its end 3 cm
   short of the loop), put it through (the end 2.5 cm past the loop's centre), then move it so that the loop
   goes to the goal in x-y: along -y the stick's side pulls the loop's outer bar, along +x the pads push the
-  loop's front; both are led by their offsets, x 1 cm past the goal (the thermos's slide stops at x 0.4)."""
+  loop's front; both are led by their offsets, x 1 cm past the goal (the thermos's slide stops at x 0.4).
+  Where the thermos has coasted more than 5 mm past the goal's y, the stick's other side pushes it back
+  (on the thermos's body, PUSH_BACK past the contact)."""
   handle, goal = obs[..., 11:14], obs[..., 36:39]
 
   def stick_to(o):
@@ -129,9 +134,10 @@ def scripted(obs):
     in_loop = (stick[..., 0:1] + STICK_HALF > handle[..., 0:1] + 0.005) & (dy < 0.035) & (dz < 0.03)
     line_up = jnp.concatenate([handle[..., 0:1] - STICK_HALF - 0.03, handle[..., 1:3]], -1)
     through = jnp.concatenate([handle[..., 0:1] - STICK_HALF + 0.025, handle[..., 1:3]], -1)
-    pull = jnp.concatenate(
-      [goal[..., 0:1] - PAD_LEAD + 0.01, goal[..., 1:2] - LOOP_Y_LAG, handle[..., 2:3]], -1
-    )
+    # past the goal in -y (the thermos coasts): push it back with the stick's other side on its body
+    back = handle[..., 1:2] < goal[..., 1:2] - 0.005
+    y = jnp.where(back, handle[..., 1:2] + PUSH_BACK, goal[..., 1:2] - LOOP_Y_LAG)
+    pull = jnp.concatenate([goal[..., 0:1] - PAD_LEAD + 0.01, y, handle[..., 2:3]], -1)
     return jnp.where(in_loop, pull, jnp.where(lined, through, line_up))
 
   return _stick.grip_then(obs, GRIP_DX, stick_to)
