@@ -6,10 +6,9 @@ episodes of 500 steps against 0.90). Reward parity with the reference: test_meta
 
 from mjx_envs import metaworld
 from mjx_envs.metaworld import tasks
-from mjx_envs.metaworld.multitask import scripted_rollout
 
 import jax
-import numpy as np
+from metaworld_group import check_scripted_bars
 
 GROUP = (
   "button-press-v3",
@@ -31,19 +30,9 @@ BAR = 0.75  # per task at 4 episodes; the 0.90 bar is the benchmark's, over 100
 def test_press_group_scripted_bars():
   names = [t for t in GROUP if t in tasks.available()]
   assert names, "no task of the press group is built"
-  mt, s0, s, rew = scripted_rollout(names, N_SCRIPTED, STEPS, jax.random.PRNGKey(5), impl="c")
-  rew = np.asarray(rew)
-  assert np.all(np.isfinite(rew)) and np.all((rew >= 0) & (rew <= 10))
-  # every world starts a different episode (its box, door or handle where its own rand_vec puts it)
-  rv = np.asarray(s0.info["rand_vec"]).reshape(len(names), N_SCRIPTED, -1)
-  for t, name in enumerate(names):
-    assert len({tuple(np.round(v, 6)) for v in rv[t]}) == N_SCRIPTED, name
-  ok = np.asarray(mt.split(s.metrics["is_success"]))
-  rates = dict(zip(names, ok.mean(-1).round(3).tolist()))
-  print(f"press group, scripted success ({N_SCRIPTED} episodes of {STEPS} steps, C backend):", rates)
-  assert all(r >= BAR for r in rates.values()), rates
-  # a scripted episode that succeeds is rewarded for it: the reward reaches the task's top band
-  assert np.all(rew.max(0).reshape(len(names), N_SCRIPTED)[ok > 0] > 5.0), rates
+  # (the checks: rewards in [0, 10]; every world starts a different episode, its box, door or handle where
+  # its own rand_vec puts it; the bar; a successful episode's reward reaches the task's top band, > 5)
+  check_scripted_bars("press", names, N_SCRIPTED, STEPS, jax.random.PRNGKey(5), BAR, 5.0)
 
 
 # door-close-v3 in the reference (metaworld 3.1.1, door at (0.02989, 0.88009, 0.15), zero actions): its door,

@@ -14,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from metaworld_group import mjx_jax_against_c
 
 WALLS = (
   "reach-wall-v3",
@@ -66,25 +67,6 @@ MJX_OBS_ATOL = 0.02  # m, hand and object positions, C against MJX-JAX over the 
 @pytest.mark.slow
 @pytest.mark.parametrize("task", MJX_TASKS)
 def test_walls_mjx_jax_follows_c(task):
-  ctrl = scripted_policy(task)
-  keys = jax.random.split(jax.random.PRNGKey(5), 2)
-  out = {}
-  for impl in ("c", "jax"):
-    env = mjx_envs.make(f"metaworld/{task}", impl=impl)
-
-    @jax.jit
-    def run(keys, env=env):
-      def body(s, _):
-        s = jax.vmap(env.step)(s, ctrl(s.obs))
-        return s, (s.obs, s.info["diverged"])
-
-      return jax.lax.scan(body, jax.vmap(env.reset)(keys), (), MJX_STEPS)
-
-    s, (obs, diverged) = run(keys)
-    assert not np.asarray(diverged).any(), (task, impl)
-    out[impl] = (np.asarray(obs), np.asarray(s.metrics["is_success"]))
-  gap = np.abs(out["c"][0][..., :7] - out["jax"][0][..., :7])
-  gap = np.concatenate([gap[..., :3], gap[..., 4:7]], -1).max()
-  print(f"{task}: C against MJX-JAX over {MJX_STEPS} scripted steps: max |hand, object position| {gap:.2e} m")
+  gap, success = mjx_jax_against_c(task, MJX_STEPS, jax.random.PRNGKey(5))
   assert gap < MJX_OBS_ATOL, (task, gap)
-  assert np.all(out["c"][1] == 1) and np.all(out["jax"][1] == 1), (task, out["c"][1], out["jax"][1])
+  assert np.all(success["c"] == 1) and np.all(success["jax"] == 1), (task, success)
