@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import mjx_envs
 from mjx_envs.hide_and_seek import transfer as hns_transfer
-from mjx_envs.metaworld.multitask import ML10_TEST, ML10_TRAIN, ML45_TEST, ML45_TRAIN, MT10_TASKS
+from mjx_envs.metaworld.multitask import ML10_TEST, ML10_TRAIN, ML45_TEST, ML45_TRAIN, MT10_TASKS, MT50_TASKS
 
 import ast
 import collections.abc
@@ -309,7 +309,9 @@ def _num_tasks(env_cfg, split: str | None = None) -> int:
   }
   if name in lists:
     return len(lists[name][(split or env_cfg["split"]) == "test"])
-  return {"MT10": len(MT10_TASKS)}.get(name, 1)
+  if name == "MT":
+    return len(env_cfg.get("tasks") or ())
+  return {"MT10": len(MT10_TASKS), "MT50": len(MT50_TASKS)}.get(name, 1)
 
 
 def _check_env_name(name):
@@ -331,11 +333,21 @@ def _resolve_env(env):
     raise ConfigError("config env.name is required; one of " + ", ".join(mjx_envs.registered()))
   name = _check_env_name(env.pop("name"))
   env = mjx_envs.check_config(name, mjx_envs.default_config(name), env)
-  try:
-    mjx_envs.make(name, **env)  # the env's own range checks, in one place: its constructor
-  except ConfigError as e:
-    raise ConfigError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
-  return {"name": name, **{k: list(v) if isinstance(v, tuple) else v for k, v in env.items()}}
+  out = {"name": name, **{k: list(v) if isinstance(v, tuple) else v for k, v in env.items()}}
+  key = json.dumps(out, sort_keys=True, default=repr)
+  if key not in _ENVS_BUILT:
+    try:
+      mjx_envs.make(name, **env)  # the env's own range checks, in one place: its constructor
+    except ConfigError as e:
+      raise ConfigError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
+    _ENVS_BUILT.add(key)
+  return out
+
+
+# Env configs whose constructor has run without error in this process: building MT50 or ML45 (50 models,
+# their MJX copies and C backends) takes 10-25 s, and a config is resolved several times on its way to
+# training (train.py, --resume, config.json); the constructor is deterministic in its config.
+_ENVS_BUILT: set[str] = set()
 
 
 def _resolve_agent(agent, env):
@@ -366,10 +378,10 @@ def _resolve_agent(agent, env):
       f"agent.distribution='categorical' needs an env with binned actions "
       f"(env.action_bins, e.g. 11); env {env['name']} has action_bins={bins!r}"
     )
-  if algo == "mtsac" and not (env["name"].startswith("metaworld/") or env["name"] == "MT10"):
+  if algo == "mtsac" and not (env["name"].startswith("metaworld/") or env["name"] in ("MT10", "MT50", "MT")):
     raise ConfigError(
       f"agent.algo='mtsac' needs a Meta-World env (a plain env with a flat observation): "
-      f"'MT10' or a single task 'metaworld/<task>'; got env.name={env['name']!r}"
+      f"'MT10', 'MT50', 'MT' (a set of tasks) or a single task 'metaworld/<task>'; got env.name={env['name']!r}"
     )
   if algo == "mtsac" and agent["clip_target"]:
     raise ConfigError(
