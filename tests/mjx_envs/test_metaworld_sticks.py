@@ -2,13 +2,16 @@
 and the nail block): ONE batched C-backend rollout of every task of the group whose module exists, each world
 following its task's scripted controller; every task must meet the bar at this small count
 (`benchmarks/scripted_success.py` runs 100 episodes of 500 steps against 0.90). Reward parity with the
-reference: test_metaworld_parity.py (fixture `metaworld_reference_sticks`)."""
+reference: test_metaworld_parity.py (fixture `metaworld_reference_sticks`). Slow tier: MJX-JAX against C,
+closed-loop, for each of the three."""
 
 from mjx_envs.metaworld import tasks
 from mjx_envs.metaworld.multitask import scripted_rollout
 
 import jax
 import numpy as np
+import pytest
+from metaworld_group import mjx_jax_against_c
 
 GROUP = ("stick-push-v3", "stick-pull-v3", "hammer-v3")
 N_SCRIPTED = 4  # episodes per task (the benchmark runs 100)
@@ -31,3 +34,21 @@ def test_sticks_group_scripted_bars():
   assert all(r >= BAR for r in rates.values()), rates
   # a scripted episode that succeeds is rewarded for it: the reward reaches the task's top band
   assert np.all(rew.max(0).reshape(len(names), N_SCRIPTED)[ok > 0] > 5.0), rates
+
+
+# MJX-JAX (slow tier: one multi-minute CPU compile per task): the scripted controllers closed-loop from the same
+# two resets as C, through the contact: the stick on the thermos's capsule, through its handle's loop, the hammer's
+# round faces (explicit pairs) on the table and the nail. Measured 2026-11-26 (max |hand, object position|, C
+# against MJX-JAX): stick-push 2.9e-3 m over 80 steps, hammer 2.1e-3 m over 100 (with the hammer gripped at its
+# axis instead of 1.5 cm below, MJX-JAX's single pad-capsule contact let it slip: 0.26 m, no success),
+# stick-pull 5.9e-3 m over 80 (over 100, past its successes: 7.2e-2); 60-213 s each on the crowded CPU.
+MJX_STEPS = {"stick-push-v3": 80, "stick-pull-v3": 80, "hammer-v3": 100}
+MJX_OBS_ATOL = {"stick-push-v3": 0.01, "stick-pull-v3": 0.015, "hammer-v3": 0.01}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", GROUP)
+def test_sticks_mjx_jax_follows_c(task):
+  gap, success = mjx_jax_against_c(task, MJX_STEPS[task], jax.random.PRNGKey(5))
+  assert gap < MJX_OBS_ATOL[task], (task, gap)
+  assert np.all(success["c"] == 1) and np.all(success["jax"] == 1), (task, success)

@@ -30,7 +30,8 @@ stick and the pads are boxes):
 - The thermos's geoms have contype 2 (conaffinity 1): they touch the stick and the hand but not the table
   (as in the reference, where its base rests on the table without contact).
 - The thermos's inertial is the reference's compiled one, given explicitly; meshes are left out (the
-  collision shapes are drawn instead).
+  collision shapes are drawn instead). The stick is one body (the reference's free body `stick` is massless,
+  its child at its origin carries the box: the same frame and mass).
 Measured effect of the capsule and the boxes: the same model with the reference's cylinders (body, base,
 trim and cap as cylinders of its sizes; C MuJoCo has those collisions), both tasks' scripted controllers, 10
 episodes each, 2026-11-26: the same first-success steps in every episode (stick-push 52-55, stick-pull

@@ -31,6 +31,8 @@ states (10 successes) within the default 1e-4 (measured: reward 1.2e-6, success 
 exact); reset ranges and the rejection rule equal; the first observed stick and thermos within 1.9e-4 m.
 `scripted` below (benchmarks/scripted_success.py, C backend, 100 episodes of 500 steps, 2026-11-26):
 100/100; it succeeds near step 55. The reference's own policy in the reference: 10/10, near step 70.
+MJX-JAX (tests/mjx_envs/test_metaworld_sticks.py, slow tier): the scripted loop follows C within 2.9e-3 m over 80 steps
+and succeeds.
 """
 
 from __future__ import annotations
