@@ -87,6 +87,7 @@ PRESETS = {
   "HideAndSeek": ("HideAndSeek", {}),
   **{f"metaworld/{t}": (f"metaworld/{t}", {}) for t in MT10_TASKS},
   "MT10": ("MT10", {}),
+  "MT50": ("MT50", {}),
   "HandReach": ("HandReach", {}),
 }
 DEFAULT_ENVS = list(PRESETS)
