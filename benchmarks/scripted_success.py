@@ -11,10 +11,10 @@ then prints a markdown table against each task's bar and exits non-zero if any b
 
 Steps per episode: Fetch tasks use their episode length (50); block tasks use the counts in TASKS below,
 fewer than the env's own episode length (200 steps per object), which only makes the bar harder. Meta-World
-tasks (`metaworld/<task>-v3`, the ten of MT10) run their 500-step episodes and count success at any step,
+tasks (`metaworld/<task>-v3`, all 50 of MT50) run their 500-step episodes and count success at any step,
 as the benchmark's evaluation does (its `terminate_on_success`).
 
-    python benchmarks/scripted_success.py --tasks metaworld     # the ten MT10 tasks (a family's prefix)
+    python benchmarks/scripted_success.py --tasks metaworld     # the 50-row table (a family's prefix)
 """
 
 from __future__ import annotations
