@@ -819,13 +819,31 @@ def run_train(part: Part, data: dict, ctx: Context) -> str:
       cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     stopped_by_time = False
-    for line in proc.stdout:
-      log.write(line)
-      if "stopping at run.max_minutes" in line:
-        stopped_by_time = True
-      if not line.startswith(("Failed to import", "WARNING")):
-        print(f"  {line}", end="", flush=True)
-    rc = proc.wait()
+    try:
+      for line in proc.stdout:
+        log.write(line)
+        if "stopping at run.max_minutes" in line:
+          stopped_by_time = True
+        if not line.startswith(("Failed to import", "WARNING")):
+          print(f"  {line}", end="", flush=True)
+      rc = proc.wait()
+    except KeyboardInterrupt:
+      # The slot's hard timeout (gpu_slot.sh sends SIGINT) fell inside this session, e.g. a cold compile
+      # or the last chunk's overrun of run.max_minutes: keep what the run logged and checkpointed.
+      try:
+        proc.wait(timeout=20)
+      except subprocess.TimeoutExpired:
+        proc.kill()
+      new_rows = read_metrics(run_dir)
+      session.update(rc=None, process_s=time.time() - t, stopped_by_time=True, interrupted=True)
+      session["train_s"] = (
+        (new_rows[-1]["wall_s"] - (rows[-1]["wall_s"] if rows else 0.0)) if new_rows else 0.0
+      )
+      data["summary"] = summarise_run(new_rows, spec)
+      data["note"] = "interrupted by the slot's timeout; the next invocation resumes it"
+      data["status"] = "partial"
+      write_json(part_path(ctx.out, part.name), data)
+      raise
   new_rows = read_metrics(run_dir)
   session.update(
     rc=rc,
