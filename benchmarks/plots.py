@@ -322,6 +322,58 @@ def mt10(out: str) -> None:
   _finish(fig, os.path.join(out, "metaworld.png"), "Meta-World on a 2-core CPU, one seed each")
 
 
+def transfer_figure(result: dict, path: str) -> None:
+  """The transfer suite (benchmarks/hns_transfer.py's summary dict): per RL task, the evaluation return
+  and success against env steps, from scratch against fine-tuned (one line per seed), and the object
+  counting probe's held-out accuracies beside chance, when the dict has them."""
+  tasks = list(result["tasks"])
+  counting = result.get("counting")
+  cols = len(tasks) + (1 if counting else 0)
+  fig, axes = plt.subplots(2, cols, figsize=(3.6 * cols, 6.2), squeeze=False)
+  colors = {"scratch": "C0", "finetuned": "C3"}
+  for j, task in enumerate(tasks):
+    entry = result["tasks"][task]
+    for arm, color in colors.items():
+      for k, run in enumerate(entry[arm]):
+        xs = [p["env_steps"] / 1e6 for p in run["curve"]]
+        label = f"{arm} (seed {run['seed']})" if len(entry[arm]) > 1 else arm
+        style = dict(color=color, alpha=1.0 if k == 0 else 0.6, label=label)
+        axes[0, j].plot(xs, [p["return"] for p in run["curve"]], **style)
+        axes[1, j].plot(xs, [p["success"] for p in run["curve"]], **style)
+    axes[0, j].set_title(task.removeprefix("Hns"), fontsize=10)
+    axes[0, j].set_ylabel("eval return")
+    axes[1, j].set_ylabel("eval success rate")
+    axes[1, j].set_ylim(-0.03, 1.03)
+    axes[1, j].set_title(f"paper: {entry['paper']}", fontsize=6.5, wrap=True)
+    for ax in axes[:, j]:
+      ax.set_xlabel("env steps (millions)")
+      ax.grid(alpha=0.3)
+    axes[0, j].legend(fontsize=7)
+  if counting:
+    ax = axes[0, -1]
+    names = ("pretrained", "random")
+    ax.bar(names, [counting[n]["test_acc"] for n in names], color=[colors["finetuned"], colors["scratch"]])
+    ax.axhline(
+      counting["chance"],
+      color="0.6",
+      linestyle=":",
+      label=f"chance (majority class): {counting['chance']:.2f}",
+    )
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("held-out accuracy, every valid step")
+    ax.set_title(f"ObjectCounting probe ({counting['test_episodes']} held-out episodes)", fontsize=9)
+    ax.legend(fontsize=7)
+    ax2 = axes[1, -1]
+    ax2.bar(
+      names, [counting[n]["test_acc_last"] for n in names], color=[colors["finetuned"], colors["scratch"]]
+    )
+    ax2.axhline(counting["chance"], color="0.6", linestyle=":", label="chance")
+    ax2.set_ylim(0, 1)
+    ax2.set_ylabel("held-out accuracy, last step")
+    ax2.set_title(f"paper: {counting.get('paper', '')}", fontsize=6.5)
+  _finish(fig, path, result.get("title", "Hide-and-seek transfer suite: fine-tuned against scratch"))
+
+
 FIGURES = {
   "her_fetch": her_fetch,
   "ppo_vs_brax": ppo_vs_brax,
