@@ -391,8 +391,8 @@ def counting(
   donor, sizes = pretrained_policy(pretrained)
   env = mjx_envs.make("HnsObjectCounting")
   net = EntityPolicy(**sizes)
-  one = jax.tree.map(lambda x: x[None], jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs)
-  one = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), one)
+  obs = jax.eval_shape(env.reset, jax.random.PRNGKey(0)).obs  # one world: leaves [1 agent, ...]
+  one = jax.tree.map(lambda s: jnp.zeros((1,) + s.shape, s.dtype), obs)
   fresh = jax.jit(net.init)(jax.random.PRNGKey(seed + 100), one, zero_carry((1, 1), sizes["lstm"]))
   trained, record = surgery.transplant(fresh, donor)
   result = counting_probe(
@@ -405,7 +405,7 @@ def counting(
     head_steps=head_steps,
   )
   result.update(
-    pretrained=pretrained,
+    pretrained_run=pretrained,
     network=sizes,
     carried=len(record["carried"]),
     fresh=record["fresh"],
