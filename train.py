@@ -246,14 +246,18 @@ class Logger:
 
 
 def plot_curve(run_dir, headline=HEADLINE):
-  """learning_curve.png from metrics.jsonl: the two headline metrics against env steps."""
+  """learning_curve.png from metrics.jsonl: the two headline metrics against env steps, and for a
+  multi-task env (metrics `eval/success_rate/<task>`) a third panel with every task's success. Returns
+  the Figure."""
   # A bare Figure: no pyplot, so the caller's backend (a notebook's inline one) is left alone.
   from matplotlib.figure import Figure  # pylint: disable=import-outside-toplevel
 
   rows = [json.loads(l) for l in open(os.path.join(run_dir, "metrics.jsonl"))]
   steps = [r["env_steps"] for r in rows]
-  fig = Figure(figsize=(10, 3.5))
-  axes = fig.subplots(1, 2)
+  prefix = "eval/success_rate/"
+  tasks = sorted({k[len(prefix) :] for r in rows for k in r if k.startswith(prefix)})
+  fig = Figure(figsize=(15 if tasks else 10, 3.5))
+  axes = fig.subplots(1, 3 if tasks else 2)
   for ax, (key, label) in zip(axes, headline):
     ax.plot(steps, [r[key] for r in rows])
     ax.set(
@@ -261,9 +265,16 @@ def plot_curve(run_dir, headline=HEADLINE):
       ylabel="eval " + label,
       **({"ylim": (-0.02, 1.02)} if key == "eval/success_rate" else {}),
     )
+  if tasks:
+    ax = axes[2]
+    for task in tasks:
+      ax.plot(steps, [r.get(prefix + task, float("nan")) for r in rows], lw=0.8, label=task)
+    ax.set(xlabel="env steps", ylabel="eval success per task", ylim=(-0.02, 1.02))
+    ax.legend(fontsize=6, ncol=1 + len(tasks) // 12, loc="upper left")
   fig.suptitle(os.path.basename(os.path.normpath(run_dir)))
   fig.tight_layout()
   fig.savefig(os.path.join(run_dir, "learning_curve.png"), dpi=100)
+  return fig
 
 
 def plot_selfplay(run_dir):

@@ -271,3 +271,27 @@ def test_public_entry_points_resolve():
     assert callable(getattr(agents, name)) or isinstance(getattr(agents, name), dict), name
   with pytest.raises(AttributeError, match="no attribute 'nope'"):
     agents.nope  # noqa: B018
+
+
+def test_learning_curve_shows_every_task_of_a_multi_task_run(tmp_path):
+  """A multi-task run's learning_curve.png gets a third panel, one line per task's eval success; a
+  single-task run keeps the two headline panels."""
+  tasks = ("reach-v3", "push-v3", "door-open-v3")
+  with open(tmp_path / "metrics.jsonl", "w") as f:
+    for i in range(4):
+      row = {"env_steps": 1000 * (i + 1), "eval/success_rate": 0.1 * i, "eval/return": float(i)}
+      row.update({f"eval/success_rate/{t}": 0.1 * i * j for j, t in enumerate(tasks)})
+      row["eval/trial/success_first/reach-v3"] = 0.5  # another per-task metric: not in the panel
+      f.write(json.dumps(row) + "\n")
+  fig = train.plot_curve(str(tmp_path))
+  assert (tmp_path / "learning_curve.png").exists()
+  assert len(fig.axes) == 3
+  labels = sorted(line.get_label() for line in fig.axes[2].get_lines())
+  assert labels == sorted(tasks)
+  door = next(line for line in fig.axes[2].get_lines() if line.get_label() == "door-open-v3")
+  np.testing.assert_allclose(door.get_ydata(), [0.2 * i for i in range(4)])
+  single = tmp_path / "single"
+  single.mkdir()
+  with open(single / "metrics.jsonl", "w") as f:
+    f.write(json.dumps({"env_steps": 1, "eval/success_rate": 0.5, "eval/return": 1.0}) + "\n")
+  assert len(train.plot_curve(str(single)).axes) == 2
