@@ -191,6 +191,7 @@ def summary(root: str, out: str | None = None, tasks=RL_TASKS) -> dict:
     d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and _rows(os.path.join(root, d))
   )
   result = {"root": root, "config": CONFIG, "tasks": {}}
+  result["title"] = f"Hide-and-seek transfer suite ({CONFIG}): fine-tuned from a hide-and-seek run vs scratch"
   for task in tasks:
     dirs = {arm: [os.path.join(root, d) for d in names if d.startswith(f"{task}-{arm}-s")] for arm in ARMS}
     if not all(dirs.values()):

@@ -337,7 +337,9 @@ def transfer_figure(result: dict, path: str) -> None:
       for k, run in enumerate(entry[arm]):
         xs = [p["env_steps"] / 1e6 for p in run["curve"]]
         label = f"{arm} (seed {run['seed']})" if len(entry[arm]) > 1 else arm
-        style = dict(color=color, alpha=1.0 if k == 0 else 0.6, label=label)
+        style = dict(
+          color=color, alpha=1.0 if k == 0 else 0.6, label=label, marker="." if len(xs) < 30 else None
+        )
         axes[0, j].plot(xs, [p["return"] for p in run["curve"]], **style)
         axes[1, j].plot(xs, [p["success"] for p in run["curve"]], **style)
     axes[0, j].set_title(task.removeprefix("Hns"), fontsize=10)
