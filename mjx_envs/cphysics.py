@@ -62,11 +62,12 @@ import copy
 import os
 import queue
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
 
 import flax.struct
 import jax
+import jax.custom_batching
 import jax.numpy as jnp
 import mujoco
 import numpy as np
@@ -198,6 +199,269 @@ class _Worker:
       getattr(self.m, name)[...] = value[i].reshape(getattr(self.m, name).shape)
 
 
+def _as_u32(x: jax.Array) -> tuple[jax.Array, np.dtype]:
+  """x as uint32 of the same shape (32-bit values bit for bit) and the dtype `_host_unpack` restores."""
+  x = jnp.asarray(x)
+  if x.dtype == jnp.bool_:
+    return x.astype(jnp.uint32), np.dtype(np.bool_)
+  if jnp.issubdtype(x.dtype, jnp.floating):
+    x, dt = x.astype(jnp.float32), np.dtype(np.float32)
+  elif x.dtype != jnp.uint32:
+    x, dt = x.astype(jnp.int32), np.dtype(np.int32)
+  else:
+    return x, np.dtype(np.uint32)
+  return jax.lax.bitcast_convert_type(x, jnp.uint32), dt
+
+
+def _width(layout) -> int:
+  return sum(int(np.prod(shape, dtype=int)) for _, shape, _ in layout)
+
+
+def _pack(args: Mapping[str, jax.Array], nlead: int) -> tuple[jax.Array, tuple]:
+  """{name: [*lead, ...]} -> (uint32 [*lead, K], layout ((name, trailing shape, dtype), ...))."""
+  parts, layout = [], []
+  for k, v in args.items():
+    u, dt = _as_u32(v)
+    lead, shape = u.shape[:nlead], u.shape[nlead:]
+    parts.append(u.reshape(lead + (-1,)))
+    layout.append((k, tuple(shape), dt))
+  return jnp.concatenate(parts, -1), tuple(layout)
+
+
+def _unpack(packed: jax.Array, layout, nlead: int) -> dict[str, jax.Array]:
+  """`_pack`'s inverse on the JAX side (32-bit dtypes only: uint32, float32)."""
+  lead, out, off = packed.shape[:nlead], {}, 0
+  for k, shape, dt in layout:
+    size = int(np.prod(shape, dtype=int))
+    v = packed[..., off : off + size].reshape(lead + shape)
+    out[k] = v if dt == np.uint32 else jax.lax.bitcast_convert_type(v, jnp.dtype(dt))
+    off += size
+  return out
+
+
+def _host_unpack(packed: np.ndarray, layout) -> dict[str, np.ndarray]:
+  """uint32 [n, K] -> {name: [n, *shape]} in each entry's dtype (`_pack`'s layout)."""
+  packed = np.ascontiguousarray(packed, np.uint32)
+  n, out, off = packed.shape[0], {}, 0
+  for k, shape, dt in layout:
+    size = int(np.prod(shape, dtype=int))
+    v = packed[:, off : off + size]
+    v = v != 0 if dt == np.bool_ else np.ascontiguousarray(v).view(dt)
+    out[k] = v.reshape((n,) + shape)
+    off += size
+  return out
+
+
+def _host_pack(out: Mapping[str, np.ndarray], layout, n: int) -> np.ndarray:
+  """{name: [n, ...]} -> uint32 [n, K] in `layout`'s order and dtypes (all 32-bit)."""
+  return np.concatenate(
+    [np.ascontiguousarray(out[k], dt).reshape(n, -1).view(np.uint32) for k, _, dt in layout], 1
+  )
+
+
+class _Call:
+  """One `Backend._call` as the host sees it: the backend, the mode and the packed layouts."""
+
+  def __init__(self, backend, mode, layout, out_layout, interpolate):
+    self.backend, self.mode = backend, mode
+    self.layout, self.out_layout, self.interpolate = layout, out_layout, interpolate
+
+  def prepare(self, packed: np.ndarray):
+    """packed uint32 [n, K] -> (n, chunk, finish) (`Backend._prepare`)."""
+    args = _host_unpack(packed, self.layout)
+    return self.backend._prepare(self.mode, args, self.interpolate, self.out_layout)  # pylint: disable=protected-access
+
+  def host(self, packed):
+    packed = np.asarray(packed)
+    lead = packed.shape[:-1]
+    n, chunk, finish = self.prepare(packed.reshape(-1, packed.shape[-1]))
+    _run_jobs([(self.backend, n, chunk)])
+    return finish().reshape(lead + (-1,))
+
+
+def _run_jobs(jobs) -> None:
+  """Runs jobs [(backend, n, chunk(worker, lo, hi))] over contiguous chunks of all their worlds together,
+  one chunk per pool thread (each piece on a worker of its own backend)."""
+  total = sum(n for _, n, _ in jobs)
+  threads = max(b.threads for b, _, _ in jobs)
+  # Small batches run in the calling thread: a hand-off to the pool costs more than their physics
+  # (MT10's per-task batches of a few worlds; measured: 6 reach worlds waited ~3 ms on pool threads of a
+  # loaded machine, for ~0.2 ms of physics).
+  chunks = min(threads, total // MIN_WORLDS_PER_THREAD)
+  starts = np.cumsum([0] + [n for _, n, _ in jobs])
+
+  def task(lo, hi):
+    for (b, _, chunk), s0, s1 in zip(jobs, starts[:-1], starts[1:]):
+      a, z = max(lo, s0), min(hi, s1)
+      if a >= z:
+        continue
+      w = b._pool.get()  # pylint: disable=protected-access
+      try:
+        chunk(w, a - s0, z - s0)
+      finally:
+        b._pool.put(w)  # pylint: disable=protected-access
+
+  if threads <= 1 or chunks <= 1:
+    task(0, total)
+    return
+  bounds = np.linspace(0, total, chunks + 1).astype(int)
+  executor = _executor(threads)
+  jobs_ = [executor.submit(task, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
+  task(bounds[0], bounds[1])  # the first chunk in the calling thread: one hand-off fewer
+  for j in jobs_:
+    j.result()
+
+
+# ------------------------------------------------------------------------------------ fused callbacks
+_FUSE = threading.local()  # .hook: the _Record / _Deliver of the member being traced, else absent
+
+
+def _trace_of(x):
+  return getattr(x, "_trace", None)  # a Tracer's trace; None for a concrete array
+
+
+class _Hook:
+  """Stands in for the `pure_callback` of every `mode` call a member's trace makes (see `fused`).
+
+  A call inside the member's `jax.vmap` (wrappers.Batch) sees per-world values; a `custom_vmap` function
+  takes them out: its batching rule receives the batched values one vmap level up, and calls it again
+  until they are at the level of `ref` (the multi-task step's own trace), where `at_top` answers.
+  Calls that never reach that level (inside a lax.cond or scan of the member) are counted as missed."""
+
+  def __init__(self, mode: str, ref):
+    self.mode, self.ref = mode, _trace_of(ref)
+    self.calls, self.top = 0, []
+
+  def __call__(self, call: _Call, packed: jax.Array, out_spec: jax.ShapeDtypeStruct) -> jax.Array:
+    self.calls += 1
+    width = out_spec.shape[-1]
+    if _trace_of(packed) is self.ref:
+      return self.at_top(call, packed, width)
+
+    @jax.custom_batching.custom_vmap
+    def lift(x):
+      return jnp.zeros(x.shape[:-1] + (width,), jnp.uint32)
+
+    @lift.def_vmap
+    def rule(axis_size, in_batched, x):
+      if not in_batched[0]:
+        x = jnp.broadcast_to(x, (axis_size,) + x.shape)
+      if _trace_of(x) is self.ref:
+        return self.at_top(call, x, width), True
+      return lift(x), True
+
+    return lift(packed)
+
+
+class _Record(_Hook):
+  """Pass 1: records each call's packed inputs at the top level; its outputs are zeros (unused)."""
+
+  def at_top(self, call, packed, width):
+    self.top.append((call, packed))
+    return jnp.zeros(packed.shape[:-1] + (width,), jnp.uint32)
+
+  def why_not(self) -> str | None:
+    """None when the member made exactly one `mode` call, at the top level; else the reason."""
+    if self.calls != 1:
+      return f"{self.calls} C physics '{self.mode}' calls in one step (fusion takes exactly one)"
+    if len(self.top) != 1:
+      return f"its C physics '{self.mode}' call is inside a lax.cond, scan or other inner trace"
+    return None
+
+
+class _Deliver(_Hook):
+  """Pass 2: each call at the top level returns the member's slice of the fused outputs."""
+
+  def __init__(self, mode, ref, recorded: _Call, out: jax.Array):
+    super().__init__(mode, ref)
+    self.recorded, self.out = recorded, out
+
+  def at_top(self, call, packed, width):
+    r = self.recorded
+    if (call.backend, call.layout, call.out_layout) != (r.backend, r.layout, r.out_layout):
+      raise RuntimeError("cphysics.fused: a member's second trace made another C physics call")
+    if self.out.shape != packed.shape[:-1] + (width,):
+      raise RuntimeError(f"cphysics.fused: outputs {self.out.shape} for inputs {packed.shape}")
+    self.top.append(call)
+    return self.out
+
+
+def _traced(hook: _Hook, fn: Callable[[], object]):
+  _FUSE.hook = hook
+  try:
+    return fn()
+  finally:
+    _FUSE.hook = None
+
+
+def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple[list, list]:
+  """[fn() for fn in fns] (each a member's step or reset of a multi-task batch), with the C physics
+  calls of `mode` ("step" or "kinematics") of all members made by ONE host callback instead of one each.
+
+  Each fn is traced twice: pass 1 records its physics inputs (its outputs are dropped, so XLA removes
+  that trace's continuation), one `pure_callback` then runs every member's worlds, each with its own
+  model, spread together over the thread pool, and pass 2 traces fn again with its physics call
+  returning its slice of those outputs (its pre-physics code is dead there and removed). Both traces are
+  of the same pure code, so the result equals the per-member callbacks' bit for bit. A member whose
+  fn makes no or several `mode` calls, or makes it inside a lax.cond or scan of its own, runs its own
+  callback (traced once more, plainly). `ref`: an array of the caller's trace (the step's actions).
+  Returns (outputs, reasons): reasons[i] is None for a fused member, else why it was not.
+  """
+  records = []
+  for fn in fns:
+    rec = _Record(mode, ref)
+    _traced(rec, fn)
+    records.append(rec)
+  reasons = [r.why_not() for r in records]
+  ok = [i for i, r in enumerate(reasons) if r is None]
+  if len(ok) < 2:  # one member's callback is already one callback
+    return [fn() for fn in fns], [r or "fewer than two members to fuse" for r in reasons]
+  calls = [records[i].top[0][0] for i in ok]
+  packed = [records[i].top[0][1] for i in ok]
+  sizes = [int(np.prod(p.shape, dtype=int)) for p in packed]
+  out_sizes = [int(np.prod(p.shape[:-1], dtype=int)) * _width(c.out_layout) for c, p in zip(calls, packed)]
+  spec = jax.ShapeDtypeStruct((sum(out_sizes),), jnp.uint32)
+  flat = jnp.concatenate([p.reshape(-1) for p in packed])
+  out = jax.pure_callback(_FusedHost(calls, packed, sizes), spec, flat, vmap_method="broadcast_all")
+  bounds = np.cumsum([0] + out_sizes)
+  results = []
+  for i, fn in enumerate(fns):
+    if i not in ok:
+      results.append(fn())
+      continue
+    j = ok.index(i)
+    mine = out[bounds[j] : bounds[j + 1]].reshape(packed[j].shape[:-1] + (-1,))
+    dl = _Deliver(mode, ref, calls[j], mine)
+    results.append(_traced(dl, fn))
+    if dl.calls != 1 or len(dl.top) != 1:
+      raise RuntimeError("cphysics.fused: a member's second trace differs from its first")
+  return results, reasons
+
+
+class _FusedHost:
+  """The host side of `fused`: splits the flat inputs per member, runs every member's worlds in one
+  thread pool (`_run_jobs`), concatenates their packed outputs."""
+
+  def __init__(self, calls, packed, sizes):
+    self.calls, self.sizes = calls, sizes
+    self.ks = [p.shape[-1] for p in packed]
+
+  def __call__(self, flat):
+    flat = np.asarray(flat)
+    lead = flat.shape[:-1]  # an outer vmap's axes (broadcast_all), usually none
+    rows = flat.reshape(-1, flat.shape[-1])
+    r = rows.shape[0]
+    jobs, finishes, off = [], [], 0
+    for c, size, k in zip(self.calls, self.sizes, self.ks):
+      n, chunk, finish = c.prepare(rows[:, off : off + size].reshape(-1, k))
+      jobs.append((c.backend, n, chunk))
+      finishes.append(finish)
+      off += size
+    _run_jobs(jobs)
+    out = np.concatenate([f().reshape(r, -1) for f in finishes], 1)
+    return out.reshape(lead + (-1,))
+
+
 class Backend:
   """C MuJoCo for one model: the host functions behind `step`, `forward` and `rays` (see module doc)."""
 
@@ -233,7 +497,6 @@ class Backend:
     self._pool: queue.SimpleQueue = queue.SimpleQueue()
     for _ in range(self.threads):
       self._pool.put(_Worker(mj_model))
-    self._executor = _executor(self.threads) if self.threads > 1 else None
     # The template state: mj_resetData's (qpos0, zero velocities, warm start and controls).
     d = mujoco.MjData(mj_model)
     try:
@@ -288,14 +551,26 @@ class Backend:
       **{f: jax.ShapeDtypeStruct(self._shape[f], jnp.float32) for f in self.fields},
       **{"view_" + f: jax.ShapeDtypeStruct(jnp.shape(getattr(data, f)), jnp.float32) for f in self.slices},
     }
-    inputs = {f: getattr(data, f) for f in self.slices}
-    args = (data._impl.state, inputs, dict(extra), dict(model_fields or {}))  # pylint: disable=protected-access
-
-    def host(state, inputs, extra, mfields):
-      return self._host(mode, state, inputs, extra, mfields, interpolate, specs)
-
-    out = jax.pure_callback(host, specs, *args, vmap_method="broadcast_all")
-    return self._finish(data, out)
+    state = data._impl.state  # pylint: disable=protected-access
+    lead = state.shape[:-1]
+    args = {
+      "state": state,
+      **{"in/" + f: getattr(data, f) for f in self.slices},
+      **{"extra/" + k: v for k, v in extra.items()},
+      **{"mf/" + k: v for k, v in (model_fields or {}).items()},
+    }
+    # One uint32 array in and one out: a pure_callback's cost grows with its number of arrays (~0.1 ms
+    # each on the 2-core CPU, 33 arrays for a Meta-World step), the packing is a few XLA copies.
+    packed, layout = _pack(args, len(lead))
+    out_layout = tuple((k, tuple(v.shape), np.dtype(v.dtype)) for k, v in specs.items())
+    call = _Call(self, mode, layout, out_layout, interpolate)
+    out_spec = jax.ShapeDtypeStruct(lead + (_width(out_layout),), jnp.uint32)
+    hook = getattr(_FUSE, "hook", None)
+    if hook is not None and mode == hook.mode:
+      packed_out = hook(call, packed, out_spec)
+    else:
+      packed_out = jax.pure_callback(call.host, out_spec, packed, vmap_method="broadcast_all")
+    return self._finish(data, _unpack(packed_out, out_layout, len(lead)))
 
   def step(
     self,
@@ -357,26 +632,7 @@ class Backend:
   # -------------------------------------------------------------------------------- host side
   def _run(self, n: int, fn):
     """fn(worker, lo, hi) over contiguous chunks of n worlds, one chunk per worker thread."""
-    # Small batches run in the calling thread: a hand-off to the pool costs more than their physics
-    # (MT10's per-task batches of a few worlds; measured: 6 reach worlds waited ~3 ms on pool threads of a
-    # loaded machine, for ~0.2 ms of physics).
-    chunks = min(self.threads, n // MIN_WORLDS_PER_THREAD)
-
-    def task(lo, hi):
-      w = self._pool.get()
-      try:
-        fn(w, lo, hi)
-      finally:
-        self._pool.put(w)
-
-    if self._executor is None or chunks <= 1:
-      task(0, n)
-      return
-    bounds = np.linspace(0, n, chunks + 1).astype(int)
-    jobs = [self._executor.submit(task, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
-    task(bounds[0], bounds[1])  # the first chunk in the calling thread: one hand-off fewer
-    for j in jobs:
-      j.result()
+    _run_jobs([(self, n, fn)])
 
   def merge(self, exact: np.ndarray, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
     """[B, nstate] float64 states with the env's float32 writes merged in (see the module docstring)."""
@@ -391,16 +647,14 @@ class Backend:
       exact[:, s] = np.where(changed, new.astype(np.float64), old)
     return exact
 
-  def _host(self, mode, state, inputs, extra, mfields, interpolate, specs):
-    state = np.asarray(state)
-    lead = state.shape[:-1]
-    n = int(np.prod(lead, dtype=int))
-    exact = _f64(state.reshape(n, -1))
-    inputs = {k: np.asarray(v).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in inputs.items()}
-    extra = {k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in extra.items()}
-    mfields = {
-      k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in mfields.items()
-    }
+  def _prepare(self, mode, args, interpolate, out_layout):
+    """The work of one call on n worlds: (n, chunk(worker, lo, hi), finish() -> uint32 [n, K_out]).
+    `args`: the unpacked {name: [n, ...]} arrays of `_call`."""
+    exact = _f64(args["state"])
+    n = exact.shape[0]
+    inputs = {k[3:]: v for k, v in args.items() if k.startswith("in/")}
+    extra = {k[6:]: np.asarray(v, np.float64) for k, v in args.items() if k.startswith("extra/")}
+    mfields = {k[3:]: np.asarray(v, np.float64) for k, v in args.items() if k.startswith("mf/")}
     exact = self.merge(exact, inputs)
     out_state = np.empty_like(exact)
     warned = np.zeros(n, np.float32)
@@ -461,18 +715,14 @@ class Backend:
               pair_dist[i, p] = np.min(con.dist[hit])
               pair_force[i, p] = np.sum(force[hit])
 
-    self._run(n, chunk)
-    out = {
-      "state": _bits(out_state).reshape(lead + (2 * self.nstate,)),
-      "warned": warned.reshape(lead),
-      "pair_dist": pair_dist.reshape(lead + (npair,)),
-      "pair_force": pair_force.reshape(lead + (npair,)),
-    }
-    for f in self.fields:
-      out[f] = derived[f].reshape(lead + self._shape[f])
-    for f, s in self.slices.items():
-      out["view_" + f] = out_state[:, s].astype(np.float32).reshape(lead + specs["view_" + f].shape)
-    return {k: np.asarray(out[k], specs[k].dtype) for k in specs}
+    def finish():
+      out = {"state": _bits(out_state), "warned": warned, "pair_dist": pair_dist, "pair_force": pair_force}
+      out.update(derived)
+      for f, s in self.slices.items():
+        out["view_" + f] = out_state[:, s].astype(np.float32)
+      return _host_pack(out, out_layout, n)
+
+    return n, chunk, finish
 
   def _host_rays(self, gx, gm, xi, origins, dirs, mfields, group, exclude):
     gx, gm = np.asarray(gx), np.asarray(gm)
