@@ -44,14 +44,25 @@ Meta-World drawer-open 1.2e-6; hide-and-seek: equal lidar and vision at the rese
 engines' answers differ physically it is C MuJoCo's that is the reference; known: a block held at a
 45-degree grasp creeps 7.1 mm over 4 s in C against under 6 mm in MJX (tests/mjx_envs/test_blocks.py).
 
-What the backend does not do (yet): a multi-task set (MT10) calls it once per task's batch, all in one
-compiled program (ten callbacks a step, not one); on a machine with several host devices the callback
-takes the whole batch on device 0 (train.py therefore runs C physics on one host device); the per-world
-Python calls cap a process near the per-core rate of a Python loop (an XLA FFI handler would lift it).
+Multi-task batches (MT10, MT50, ML): `fused` makes ONE host callback per step (and per reset) for all
+tasks of a `MultiTask`, each task's worlds stepped with its own model, all worlds spread together over the
+thread pool: each member's step is traced twice, pass 1 recording its physics inputs (taken out of the
+member's vmap by a `custom_vmap` rule), pass 2 handing it its slice of the fused outputs; bit for bit the
+per-task callbacks' result (tests/mjx_envs/test_mt_fused.py). A member that calls the physics zero or
+several times, or inside a lax.cond or scan of its own, runs its own callback (AutoReset's reset, in a
+lax.cond, keeps one callback per task: it runs only on steps where a world finished).
+Every callback takes one packed uint32 array and returns one: a pure_callback costs ~0.05-0.1 ms per
+array on the 2-core CPU, and a Meta-World step had 33 (measured 2026-11-26, BENCHMARKS.md "MT50 against
+MT10 on the C backend").
 
-Threads: a batch of at least 2 x MIN_WORLDS_PER_THREAD worlds is split into one contiguous chunk per
-worker (`threads`, default: the CPU count; the first chunk runs in the calling thread, smaller batches
-run there whole); each worker owns an `MjData` and a copy of the `MjModel` (for per-world model fields).
+What the backend does not do (yet): on a machine with several host devices the callback takes the whole
+batch on device 0 (train.py therefore runs C physics on one host device); the per-world Python calls cap a
+process near the per-core rate of a Python loop (an XLA FFI handler would lift it); MT50's program still
+holds 50 tasks' reward and observation code, so it compiles several times longer than MT10's.
+
+Threads: a batch (a fused call: all tasks' worlds together) of at least 2 x MIN_WORLDS_PER_THREAD worlds
+is split into one contiguous chunk per worker (`threads`, default: the CPU count; the first chunk runs in
+the calling thread, smaller batches run there whole); each worker owns an `MjData` and a copy of the `MjModel` (for per-world model fields).
 `mj_step` releases the GIL, so the larger models scale with threads; the per-world Python calls do not.
 Calls from several host devices at once take distinct workers.
 """

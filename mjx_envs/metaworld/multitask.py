@@ -11,6 +11,10 @@ Wrappers apply per task, inside the batch: `mjx_envs.wrappers.wrap_for_training(
 evaluation build each task's EpisodeLimit -> EpisodeStats -> Batch -> AutoReset through
 `with_members`, so a world's auto-reset draws a fresh episode of its own task.
 
+Under C physics (`impl="c"`) the tasks' physics runs as ONE host callback per step and per reset
+(`cphysics.fused`, `fuse_physics=True`, the default), all tasks' worlds over one thread pool, bit for bit
+the result of one callback per task; `unfused` names the tasks that could not take part, and why.
+
     mt = mjx_envs.make("MT10", envs_per_task=8)   # 80 worlds
     mt = mjx_envs.make("MT50", envs_per_task=2)   # all 50 tasks, 100 worlds
     mt = mjx_envs.make("MT", tasks=["reach-v3", "push-wall-v3"], envs_per_task=4)   # your own set
