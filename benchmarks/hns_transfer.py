@@ -3,7 +3,7 @@ against training from scratch at the same env steps, and the object-counting pro
 
   python benchmarks/hns_transfer.py runs --pretrained RUN_DIR[@N] --root /work/runs/transfer \\
       --steps 300000 | --steps HnsLockAndReturn=300000 HnsBlueprint=90000 ... [--eval-every 5 | TASK=N ...] \\
-      [--tasks HnsBlueprint ...] [--seeds 0 1] [--max-minutes 9] --out DIR
+      [--tasks HnsBlueprint ...] [--seeds 0 1] [--max-minutes 9] [--parallel-arms] --out DIR
   python benchmarks/hns_transfer.py summary --root /work/runs/transfer --out DIR     # transfer.json, .png
   python benchmarks/hns_transfer.py counting --pretrained RUN_DIR[@N] --episodes 1024 --out DIR
 
@@ -119,13 +119,17 @@ def per_task(values, tasks, kind=int) -> dict:
   return {t: out.get(t, default) for t in tasks}
 
 
-def run_all(pretrained, root, steps, tasks=RL_TASKS, seeds=(0,), max_minutes=0.0, eval_every=None):
+def run_all(
+  pretrained, root, steps, tasks=RL_TASKS, seeds=(0,), max_minutes=0.0, eval_every=None, parallel_arms=False
+):
   """Trains every (task, arm, seed) not yet complete, one after the other (module docstring). steps and
-  eval_every: {task: value} (eval_every None: the config's)."""
+  eval_every: {task: value} (eval_every None: the config's). parallel_arms: a task's two arms run at the
+  same time (their compiles overlap, and both train under the same load on a shared machine)."""
   os.makedirs(root, exist_ok=True)
   eval_every = eval_every or {}
   for seed in seeds:
     for task in tasks:
+      procs = []
       for arm in ARMS:
         run_dir = os.path.join(root, run_name(task, arm, seed))
         rows = _rows(run_dir)
@@ -136,11 +140,21 @@ def run_all(pretrained, root, steps, tasks=RL_TASKS, seeds=(0,), max_minutes=0.0
         cmd = train_command(
           task, arm, seed, steps[task], run_dir, pretrained, max_minutes, resume, eval_every.get(task)
         )
-        t = time.time()
         print(f"{time.strftime('%H:%M:%S')} {' '.join(cmd[1:])}", flush=True)
         with open(run_dir + ".log", "a") as log:
-          rc = subprocess.call(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        print(f"  exit {rc} after {time.time() - t:.0f}s", flush=True)
+          procs.append(
+            (run_dir, time.time(), subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT))
+          )
+        if not parallel_arms:
+          _wait(procs)
+          procs = []
+      _wait(procs)
+
+
+def _wait(procs):
+  for run_dir, t, proc in procs:
+    rc = proc.wait()
+    print(f"  {os.path.basename(run_dir)}: exit {rc} after {time.time() - t:.0f}s", flush=True)
 
 
 def _at(rows, steps):
@@ -435,6 +449,7 @@ def main(argv=None):
   r.add_argument("--tasks", nargs="+", default=list(RL_TASKS), choices=RL_TASKS)
   r.add_argument("--seeds", nargs="+", type=int, default=[0])
   r.add_argument("--max-minutes", type=float, default=0.0, help="a safety cap per run (run.max_minutes)")
+  r.add_argument("--parallel-arms", action="store_true", help="a task's two arms at the same time")
   r.add_argument("--out", help="the summary's folder (default ROOT)")
   s = sub.add_parser("summary")
   s.add_argument("--root", required=True)
@@ -453,7 +468,7 @@ def main(argv=None):
   if a.cmd == "runs":
     steps = per_task(a.steps, a.tasks)
     every = per_task(a.eval_every, a.tasks) if a.eval_every else None
-    run_all(a.pretrained, a.root, steps, a.tasks, a.seeds, a.max_minutes, every)
+    run_all(a.pretrained, a.root, steps, a.tasks, a.seeds, a.max_minutes, every, a.parallel_arms)
   result = summary(a.root, a.out or a.root)
   print(table(result))
 
