@@ -211,7 +211,7 @@ class _Worker:
 
 
 def _as_u32(x: jax.Array) -> tuple[jax.Array, np.dtype]:
-  """x as uint32 of the same shape (32-bit values bit for bit) and the dtype `_host_unpack` restores."""
+  """x as uint32 of the same shape (32-bit values bit for bit) and the dtype the host restores (`_Call.column`)."""
   x = jnp.asarray(x)
   if x.dtype == jnp.bool_:
     return x.astype(jnp.uint32), np.dtype(np.bool_)
@@ -250,37 +250,50 @@ def _unpack(packed: jax.Array, layout, nlead: int) -> dict[str, jax.Array]:
   return out
 
 
-def _host_unpack(packed: np.ndarray, layout) -> dict[str, np.ndarray]:
-  """uint32 [n, K] -> {name: [n, *shape]} in each entry's dtype (`_pack`'s layout)."""
-  packed = np.ascontiguousarray(packed, np.uint32)
-  n, out, off = packed.shape[0], {}, 0
+def _columns(layout) -> dict[str, tuple[int, int, tuple, np.dtype]]:
+  """{name: (first column, end column, shape, dtype)} of a packed layout."""
+  cols, off = {}, 0
   for k, shape, dt in layout:
     size = int(np.prod(shape, dtype=int))
-    v = packed[:, off : off + size]
-    v = v != 0 if dt == np.bool_ else np.ascontiguousarray(v).view(dt)
-    out[k] = v.reshape((n,) + shape)
+    cols[k] = (off, off + size, shape, dt)
     off += size
-  return out
+  return cols
 
 
-def _host_pack(out: Mapping[str, np.ndarray], layout, n: int) -> np.ndarray:
-  """{name: [n, ...]} -> uint32 [n, K] in `layout`'s order and dtypes (all 32-bit)."""
-  return np.concatenate(
-    [np.ascontiguousarray(out[k], dt).reshape(n, -1).view(np.uint32) for k, _, dt in layout], 1
-  )
+def _block(cols, keys) -> tuple[int, int]:
+  """The column range that the entries `keys` fill together, in this order (`_call` packs them so)."""
+  for k0, k1 in zip(keys, keys[1:]):
+    assert cols[k0][1] == cols[k1][0], (k0, k1)
+  return cols[keys[0]][0], cols[keys[-1]][1]
 
 
 class _Call:
-  """One `Backend._call` as the host sees it: the backend, the mode and the packed layouts."""
+  """One `Backend._call` as the host sees it: the backend, the mode, the packed layouts and where each
+  entry sits in them (computed once per trace: the host's per-call Python is per task per step)."""
 
   def __init__(self, backend, mode, layout, out_layout, interpolate):
     self.backend, self.mode = backend, mode
     self.layout, self.out_layout, self.interpolate = layout, out_layout, interpolate
+    self.cols, self.out_cols = _columns(layout), _columns(out_layout)
+    self.out_width = _width(out_layout)
+    inputs = ["in/" + f for f in backend.slices]
+    self.in_block = _block(self.cols, inputs)
+    self.in_bool = np.concatenate(
+      [np.full(self.cols[k][1] - self.cols[k][0], self.cols[k][3] == np.bool_) for k in inputs]
+    )
+    self.view_block = _block(self.out_cols, ["view_" + f for f in backend.slices])
+
+  def column(self, packed: np.ndarray, key: str, dtype=None) -> np.ndarray:
+    """Entry `key` of packed uint32 [n, K] as [n, *shape] in its dtype (or `dtype`)."""
+    lo, hi, shape, dt = self.cols[key]
+    v = packed[:, lo:hi]
+    v = v != 0 if dt == np.bool_ else v.view(dt)
+    v = v.reshape((packed.shape[0],) + shape)
+    return v if dtype is None else np.asarray(v, dtype)
 
   def prepare(self, packed: np.ndarray):
     """packed uint32 [n, K] -> (n, chunk, finish) (`Backend._prepare`)."""
-    args = _host_unpack(packed, self.layout)
-    return self.backend._prepare(self.mode, args, self.interpolate, self.out_layout)  # pylint: disable=protected-access
+    return self.backend._prepare(self, np.asarray(packed, np.uint32))  # pylint: disable=protected-access
 
   def host(self, packed):
     packed = np.asarray(packed)
@@ -503,6 +516,8 @@ class Backend:
         self.slices[field] = slice(start, start + size)
       start += size
     assert start == self.nstate, (start, self.nstate)
+    # The state entries the env's fields map to, in `slices` order (the merge and the float32 views).
+    self._merge_idx = np.concatenate([np.arange(s.start, s.stop) for s in self.slices.values()])
     self._bad = np.array([int(getattr(mujoco.mjtWarning, w)) for w in _BAD])
     self.pairs = list(pair_masks)  # (in group a [ngeom (+1)], in group b) per contact pair, by geom id
     self._pool: queue.SimpleQueue = queue.SimpleQueue()
@@ -647,26 +662,29 @@ class Backend:
 
   def merge(self, exact: np.ndarray, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
     """[B, nstate] float64 states with the env's float32 writes merged in (see the module docstring)."""
-    exact = exact.copy()
-    for f, s in self.slices.items():
-      new = np.asarray(inputs[f]).reshape(exact.shape[0], -1)
-      old = exact[:, s]
-      if new.dtype == np.bool_:
-        changed = new != (old != 0)
-      else:
-        changed = new != old.astype(np.float32)
-      exact[:, s] = np.where(changed, new.astype(np.float64), old)
+    n = exact.shape[0]
+    new = np.concatenate([np.asarray(inputs[f], np.float32).reshape(n, -1) for f in self.slices], 1)
+    return self._merge(exact.copy(), new)
+
+  def _merge(self, exact: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """`merge` in place, the inputs as one float32 [B, M] block in `slices` order (booleans as 0 / 1:
+    the exact state holds eq_active as 0.0 / 1.0)."""
+    idx = self._merge_idx
+    old = exact[:, idx]
+    exact[:, idx] = np.where(new != old.astype(np.float32), new.astype(np.float64), old)
     return exact
 
-  def _prepare(self, mode, args, interpolate, out_layout):
-    """The work of one call on n worlds: (n, chunk(worker, lo, hi), finish() -> uint32 [n, K_out]).
-    `args`: the unpacked {name: [n, ...]} arrays of `_call`."""
-    exact = _f64(args["state"])
-    n = exact.shape[0]
-    inputs = {k[3:]: v for k, v in args.items() if k.startswith("in/")}
-    extra = {k[6:]: np.asarray(v, np.float64) for k, v in args.items() if k.startswith("extra/")}
-    mfields = {k[3:]: np.asarray(v, np.float64) for k, v in args.items() if k.startswith("mf/")}
-    exact = self.merge(exact, inputs)
+  def _prepare(self, call: _Call, packed: np.ndarray):
+    """The work of one call on the n worlds of `packed` (uint32 [n, K], `call`'s layout): (n,
+    chunk(worker, lo, hi), finish() -> uint32 [n, K_out])."""
+    n, mode, interpolate = packed.shape[0], call.mode, call.interpolate
+    lo, hi = call.cols["state"][:2]
+    exact = np.array(packed[:, lo:hi]).view(np.float64)  # a copy: merged in place
+    lo, hi = call.in_block
+    raw = packed[:, lo:hi]
+    exact = self._merge(exact, np.where(call.in_bool, raw.astype(np.float32), raw.view(np.float32)))
+    extra = {k[6:]: call.column(packed, k, np.float64) for k in call.cols if k.startswith("extra/")}
+    mfields = {k[3:]: call.column(packed, k, np.float64) for k in call.cols if k.startswith("mf/")}
     out_state = np.empty_like(exact)
     warned = np.zeros(n, np.float32)
     derived = {f: np.empty((n,) + self._cshape[f], np.float32) for f in self.fields}
@@ -727,11 +745,14 @@ class Backend:
               pair_force[i, p] = np.sum(force[hit])
 
     def finish():
-      out = {"state": _bits(out_state), "warned": warned, "pair_dist": pair_dist, "pair_force": pair_force}
-      out.update(derived)
-      for f, s in self.slices.items():
-        out["view_" + f] = out_state[:, s].astype(np.float32)
-      return _host_pack(out, out_layout, n)
+      out = np.empty((n, call.out_width), np.uint32)
+      parts = {"state": _bits(out_state), "warned": warned, "pair_dist": pair_dist, "pair_force": pair_force}
+      for k, v in {**parts, **derived}.items():
+        lo, hi = call.out_cols[k][:2]
+        out[:, lo:hi] = v.reshape(n, hi - lo).view(np.uint32)
+      lo, hi = call.view_block
+      out[:, lo:hi] = out_state[:, self._merge_idx].astype(np.float32).view(np.uint32)
+      return out
 
     return n, chunk, finish
 
