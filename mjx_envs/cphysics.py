@@ -344,67 +344,70 @@ def _trace_of(x):
   return getattr(x, "_trace", None)  # a Tracer's trace; None for a concrete array
 
 
+class _Stop(Exception):
+  """Ends pass 1 of a member at its recorded call: the rest of its step need not be traced."""
+
+
 class _Hook:
   """Stands in for the `pure_callback` of every `mode` call a member's trace makes (see `fused`).
 
   A call inside the member's `jax.vmap` (wrappers.Batch) sees per-world values; a `custom_vmap` function
   takes them out: its batching rule receives the batched values one vmap level up, and calls it again
-  until they are at the level of `ref` (the multi-task step's own trace), where `at_top` answers.
-  Calls that never reach that level (inside a lax.cond or scan of the member) are counted as missed."""
+  until they are at the level of `ref` (the multi-task step's own trace), where `at_top` answers. A call
+  that never gets there (inside a lax.cond or scan of the member) is the plain callback, the primal."""
 
   def __init__(self, mode: str, ref):
     self.mode, self.ref = mode, _trace_of(ref)
-    self.calls, self.top = 0, []
+    self.top = []
 
   def __call__(self, call: _Call, packed: jax.Array, out_spec: jax.ShapeDtypeStruct) -> jax.Array:
-    self.calls += 1
     width = out_spec.shape[-1]
+
+    def plain(x):
+      spec = jax.ShapeDtypeStruct(x.shape[:-1] + (width,), jnp.uint32)
+      return jax.pure_callback(call.host, spec, x, vmap_method="broadcast_all")
+
     if _trace_of(packed) is self.ref:
-      return self.at_top(call, packed, width)
+      return self.at_top(call, packed, plain)
 
     @jax.custom_batching.custom_vmap
     def lift(x):
-      return jnp.zeros(x.shape[:-1] + (width,), jnp.uint32)
+      return plain(x)
 
     @lift.def_vmap
     def rule(axis_size, in_batched, x):
       if not in_batched[0]:
         x = jnp.broadcast_to(x, (axis_size,) + x.shape)
       if _trace_of(x) is self.ref:
-        return self.at_top(call, x, width), True
+        return self.at_top(call, x, plain), True
       return lift(x), True
 
     return lift(packed)
 
 
 class _Record(_Hook):
-  """Pass 1: records each call's packed inputs at the top level; its outputs are zeros (unused)."""
+  """Pass 1: records the member's first call that reaches the top level, then stops its trace."""
 
-  def at_top(self, call, packed, width):
+  def at_top(self, call, packed, plain):
     self.top.append((call, packed))
-    return jnp.zeros(packed.shape[:-1] + (width,), jnp.uint32)
-
-  def why_not(self) -> str | None:
-    """None when the member made exactly one `mode` call, at the top level; else the reason."""
-    if self.calls != 1:
-      return f"{self.calls} C physics '{self.mode}' calls in one step (fusion takes exactly one)"
-    if len(self.top) != 1:
-      return f"its C physics '{self.mode}' call is inside a lax.cond, scan or other inner trace"
-    return None
+    raise _Stop
 
 
 class _Deliver(_Hook):
-  """Pass 2: each call at the top level returns the member's slice of the fused outputs."""
+  """Pass 2: the recorded call returns the member's slice of the fused outputs; any later call at the
+  top level is a plain callback of its own."""
 
   def __init__(self, mode, ref, recorded: _Call, out: jax.Array):
     super().__init__(mode, ref)
     self.recorded, self.out = recorded, out
 
-  def at_top(self, call, packed, width):
+  def at_top(self, call, packed, plain):
+    if self.top:
+      return plain(packed)
     r = self.recorded
     if (call.backend, call.layout, call.out_layout) != (r.backend, r.layout, r.out_layout):
       raise RuntimeError("cphysics.fused: a member's second trace made another C physics call")
-    if self.out.shape != packed.shape[:-1] + (width,):
+    if self.out.shape != packed.shape[:-1] + (self.out.shape[-1],):
       raise RuntimeError(f"cphysics.fused: outputs {self.out.shape} for inputs {packed.shape}")
     self.top.append(call)
     return self.out
@@ -422,21 +425,28 @@ def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple
   """[fn() for fn in fns] (each a member's step or reset of a multi-task batch), with the C physics
   calls of `mode` ("step" or "kinematics") of all members made by ONE host callback instead of one each.
 
-  Each fn is traced twice: pass 1 records its physics inputs (its outputs are dropped, so XLA removes
-  that trace's continuation), one `pure_callback` then runs every member's worlds, each with its own
-  model, spread together over the thread pool, and pass 2 traces fn again with its physics call
-  returning its slice of those outputs (its pre-physics code is dead there and removed). Both traces are
-  of the same pure code, so the result equals the per-member callbacks' bit for bit. A member whose
-  fn makes no or several `mode` calls, or makes it inside a lax.cond or scan of its own, runs its own
-  callback (traced once more, plainly). `ref`: an array of the caller's trace (the step's actions).
+  Each fn is traced twice: pass 1 up to its first `mode` call at the caller's level, recording that
+  call's inputs (the trace stops there); one `pure_callback` then runs every member's worlds, each with
+  its own model, spread together over the thread pool; pass 2 traces fn again, that call returning its
+  slice of the fused outputs (its own pre-physics code is then dead and removed). Both traces are of the
+  same pure code, so the result equals the per-member callbacks' bit for bit. Further calls of a member
+  (and calls inside a lax.cond or scan of its own, such as AutoReset's reset) are callbacks of their own;
+  a member with no call at the caller's level runs plainly. `ref`: an array of the caller's trace (the
+  step's actions).
   Returns (outputs, reasons): reasons[i] is None for a fused member, else why it was not.
   """
   records = []
   for fn in fns:
     rec = _Record(mode, ref)
-    _traced(rec, fn)
+    try:
+      _traced(rec, fn)
+    except _Stop:
+      pass
     records.append(rec)
-  reasons = [r.why_not() for r in records]
+  reasons = [
+    None if r.top else f"no C physics '{mode}' call at the step's own level (none, or in a cond or scan)"
+    for r in records
+  ]
   ok = [i for i, r in enumerate(reasons) if r is None]
   if len(ok) < 2:  # one member's callback is already one callback
     return [fn() for fn in fns], [r or "fewer than two members to fuse" for r in reasons]
@@ -457,7 +467,7 @@ def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple
     mine = out[bounds[j] : bounds[j + 1]].reshape(packed[j].shape[:-1] + (-1,))
     dl = _Deliver(mode, ref, calls[j], mine)
     results.append(_traced(dl, fn))
-    if dl.calls != 1 or len(dl.top) != 1:
+    if not dl.top:
       raise RuntimeError("cphysics.fused: a member's second trace differs from its first")
   return results, reasons
 
