@@ -164,7 +164,8 @@ def _at(rows, steps):
 def summarize_run(run_dir: str, upto: int | None = None, window: int = 3) -> dict:
   """One run's metrics.jsonl -> {"env_steps", "wall_s", "curve": [{env_steps, return, success}],
   "final_return"/"final_success" (the mean of the last `window` evaluations up to `upto` env steps),
-  "last_*" (the last one), "best_*" (the best one)}. The return is the lone agent's
+  "last_*" (the last one), "best_*" (the best one), "final_train_return"/"final_train_success" (the same
+  window of the training episodes' means, where logged)}. The return is the lone agent's
   (eval/hider_return: transfer tasks play the hider body)."""
   rows = _at(_rows(run_dir), upto if upto is not None else float("inf"))
   if not rows:
@@ -187,6 +188,12 @@ def summarize_run(run_dir: str, upto: int | None = None, window: int = 3) -> dic
       for r, a, b in zip(rows, ret, suc)
     ],
   }
+  train = [r["train/hider_return"] for r in rows if "train/hider_return" in r]
+  if train:  # the training episodes of the last evaluations' chunks: many more than an evaluation's 32
+    out["final_train_return"] = round(float(np.mean(train[-window:])), 3)
+    out["final_train_success"] = round(
+      float(np.mean([r.get("train/success", 0.0) for r in rows[-window:]])), 3
+    )
   init = os.path.join(run_dir, "init_from.json")
   if os.path.exists(init):
     with open(init) as f:
