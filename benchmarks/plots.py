@@ -376,6 +376,13 @@ def transfer_figure(result: dict, path: str) -> None:
   _finish(fig, path, result.get("title", "Hide-and-seek transfer suite: fine-tuned against scratch"))
 
 
+def transfer(out: str) -> None:
+  """The hide-and-seek transfer suite run of 2026-11-26 (benchmarks/hns_transfer.py's summary)."""
+  transfer_figure(
+    _json("hide-and-seek", "2026-11-26-transfer", "transfer.json"), os.path.join(out, "transfer.png")
+  )
+
+
 FIGURES = {
   "her_fetch": her_fetch,
   "ppo_vs_brax": ppo_vs_brax,
@@ -384,6 +391,7 @@ FIGURES = {
   "league": league,
   "hide_and_seek": hide_and_seek,
   "mt10": mt10,
+  "transfer": transfer,
 }
 
 
