@@ -10,7 +10,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "not yet measured"
+MEASURED = "eval success 0.34 at 848k env steps (best 0.41) after 2 h on a crowded CPU (2026-11-26)"
 
 _REACH = runpy.run_path(os.path.join(os.path.dirname(__file__), "her_hand_reach_cpu.py"))
 
