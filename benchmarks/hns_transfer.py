@@ -53,6 +53,7 @@ from agents import experiment
 from agents.common.networks import zero_carry
 from agents.league import surgery
 from agents.mappo.entity_net import EntityPolicy
+from benchmarks.suite import read_metrics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RL_TASKS = ("HnsLockAndReturn", "HnsSequentialLock", "HnsBlueprint", "HnsShelter")
@@ -94,14 +95,6 @@ def train_command(task, arm, seed, steps, run_dir, pretrained, max_minutes, resu
   return cmd
 
 
-def _rows(run_dir: str) -> list[dict]:
-  path = os.path.join(run_dir, "metrics.jsonl")
-  if not os.path.exists(path):
-    return []
-  with open(path) as f:
-    return [json.loads(line) for line in f if line.strip()]
-
-
 def per_task(values, tasks, kind=int) -> dict:
   """["N"] (every task) or ["TASK=N", ...] (each task named; a lone "N" among them: the rest) -> {task: N}."""
   out, default = {}, None
@@ -132,7 +125,7 @@ def run_all(
       procs = []
       for arm in ARMS:
         run_dir = os.path.join(root, run_name(task, arm, seed))
-        rows = _rows(run_dir)
+        rows = read_metrics(run_dir)
         if rows and rows[-1]["env_steps"] >= steps[task]:
           print(f"{run_dir}: complete ({rows[-1]['env_steps']} env steps), skipped", flush=True)
           continue
@@ -167,7 +160,7 @@ def summarize_run(run_dir: str, upto: int | None = None, window: int = 3) -> dic
   "last_*" (the last one), "best_*" (the best one), "final_train_return"/"final_train_success" (the same
   window of the training episodes' means, where logged)}. The return is the lone agent's
   (eval/hider_return: transfer tasks play the hider body)."""
-  rows = _at(_rows(run_dir), upto if upto is not None else float("inf"))
+  rows = _at(read_metrics(run_dir), upto if upto is not None else float("inf"))
   if not rows:
     raise ValueError(f"{run_dir}: no evaluation rows" + (f" up to {upto} env steps" if upto else ""))
   ret = np.array([r["eval/hider_return"] for r in rows])
@@ -209,7 +202,9 @@ def summary(root: str, out: str | None = None, tasks=RL_TASKS) -> dict:
   """Every run under `root` -> {"tasks": {task: {"compared_at", "paper", arm: [run summaries]}},
   "counting": (out/counting.json, when there)}; written to out/transfer.json and out/transfer.png."""
   names = sorted(
-    d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and _rows(os.path.join(root, d))
+    d
+    for d in os.listdir(root)
+    if os.path.isdir(os.path.join(root, d)) and read_metrics(os.path.join(root, d))
   )
   result = {"root": root, "config": CONFIG, "tasks": {}}
   result["title"] = f"Hide-and-seek transfer suite ({CONFIG}): fine-tuned from a hide-and-seek run vs scratch"
@@ -218,7 +213,7 @@ def summary(root: str, out: str | None = None, tasks=RL_TASKS) -> dict:
     if not all(dirs.values()):
       continue
     # Both arms at the env steps every run of the task reached (max_minutes may cut a run short).
-    common = min(_rows(d)[-1]["env_steps"] for ds in dirs.values() for d in ds)
+    common = min(read_metrics(d)[-1]["env_steps"] for ds in dirs.values() for d in ds)
     entry = {"compared_at": common, "paper": PAPER[task]}
     for arm, ds in dirs.items():
       entry[arm] = [summarize_run(d, common) for d in ds]
