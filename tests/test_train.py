@@ -141,7 +141,10 @@ def test_video_of_an_untrained_policy(tmp_path):
 
 
 def _env():
+  # train.py adds its own flags; the test suite's compile-speed flag (conftest.py) travels along.
   env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+  if "xla_backend_optimization_level=0" in os.environ.get("XLA_FLAGS", ""):
+    env["XLA_FLAGS"] = "--xla_backend_optimization_level=0"
   env.update(MJX_COMPILATION_CACHE=CACHE, JAX_PLATFORMS="cpu", PYTHONUNBUFFERED="1")
   return env
 
@@ -218,7 +221,7 @@ def test_resume_after_sigkill_is_exact(tmp_path):
 
 TWO_DEVICES = textwrap.dedent("""
     import os
-    os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+    os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"
     import mjx_envs, jax, numpy as np
     jax.config.update("jax_compilation_cache_dir", os.environ["MJX_COMPILATION_CACHE"])
     from agents import experiment
@@ -257,7 +260,9 @@ TWO_DEVICES = textwrap.dedent("""
 
 def test_two_devices_match_one_device():
   env = _env()
-  env["XLA_FLAGS"] = "--xla_cpu_enable_concurrency_optimized_scheduler=false"
+  env["XLA_FLAGS"] = (
+    env.get("XLA_FLAGS", "") + " --xla_cpu_enable_concurrency_optimized_scheduler=false"
+  ).strip()
   proc = subprocess.run(
     [sys.executable, "-c", TWO_DEVICES], env=env, cwd=ROOT, capture_output=True, text=True, timeout=900
   )
