@@ -44,14 +44,25 @@ Meta-World drawer-open 1.2e-6; hide-and-seek: equal lidar and vision at the rese
 engines' answers differ physically it is C MuJoCo's that is the reference; known: a block held at a
 45-degree grasp creeps 7.1 mm over 4 s in C against under 6 mm in MJX (tests/mjx_envs/test_blocks.py).
 
-What the backend does not do (yet): a multi-task set (MT10) calls it once per task's batch, all in one
-compiled program (ten callbacks a step, not one); on a machine with several host devices the callback
-takes the whole batch on device 0 (train.py therefore runs C physics on one host device); the per-world
-Python calls cap a process near the per-core rate of a Python loop (an XLA FFI handler would lift it).
+Multi-task batches (MT10, MT50, ML): `fused` makes ONE host callback per step (and per reset) for all
+tasks of a `MultiTask`, each task's worlds stepped with its own model, all worlds spread together over the
+thread pool: each member's step is traced twice, pass 1 recording its physics inputs (taken out of the
+member's vmap by a `custom_vmap` rule), pass 2 handing it its slice of the fused outputs; bit for bit the
+per-task callbacks' result (tests/mjx_envs/test_mt_fused.py). A member that calls the physics zero or
+several times, or inside a lax.cond or scan of its own, runs its own callback (AutoReset's reset, in a
+lax.cond, keeps one callback per task: it runs only on steps where a world finished).
+Every callback takes one packed uint32 array and returns one: a pure_callback costs ~0.05-0.1 ms per
+array on the 2-core CPU, and a Meta-World step had 33 (measured 2026-11-26, BENCHMARKS.md "MT50 against
+MT10 on the C backend").
 
-Threads: a batch of at least 2 x MIN_WORLDS_PER_THREAD worlds is split into one contiguous chunk per
-worker (`threads`, default: the CPU count; the first chunk runs in the calling thread, smaller batches
-run there whole); each worker owns an `MjData` and a copy of the `MjModel` (for per-world model fields).
+What the backend does not do (yet): on a machine with several host devices the callback takes the whole
+batch on device 0 (train.py therefore runs C physics on one host device); the per-world Python calls cap a
+process near the per-core rate of a Python loop (an XLA FFI handler would lift it); MT50's program still
+holds 50 tasks' reward and observation code, so it compiles several times longer than MT10's.
+
+Threads: a batch (a fused call: all tasks' worlds together) of at least 2 x MIN_WORLDS_PER_THREAD worlds
+is split into one contiguous chunk per worker (`threads`, default: the CPU count; the first chunk runs in
+the calling thread, smaller batches run there whole); each worker owns an `MjData` and a copy of the `MjModel` (for per-world model fields).
 `mj_step` releases the GIL, so the larger models scale with threads; the per-world Python calls do not.
 Calls from several host devices at once take distinct workers.
 """
@@ -62,11 +73,12 @@ import copy
 import os
 import queue
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent import futures
 
 import flax.struct
 import jax
+import jax.custom_batching
 import jax.numpy as jnp
 import mujoco
 import numpy as np
@@ -198,6 +210,292 @@ class _Worker:
       getattr(self.m, name)[...] = value[i].reshape(getattr(self.m, name).shape)
 
 
+def _as_u32(x: jax.Array) -> tuple[jax.Array, np.dtype]:
+  """x as uint32 of the same shape (32-bit values bit for bit) and the dtype the host restores (`_Call.column`)."""
+  x = jnp.asarray(x)
+  if x.dtype == jnp.bool_:
+    return x.astype(jnp.uint32), np.dtype(np.bool_)
+  if jnp.issubdtype(x.dtype, jnp.floating):
+    x, dt = x.astype(jnp.float32), np.dtype(np.float32)
+  elif x.dtype != jnp.uint32:
+    x, dt = x.astype(jnp.int32), np.dtype(np.int32)
+  else:
+    return x, np.dtype(np.uint32)
+  return jax.lax.bitcast_convert_type(x, jnp.uint32), dt
+
+
+def _width(layout) -> int:
+  return sum(int(np.prod(shape, dtype=int)) for _, shape, _ in layout)
+
+
+def _pack(args: Mapping[str, jax.Array], nlead: int) -> tuple[jax.Array, tuple]:
+  """{name: [*lead, ...]} -> (uint32 [*lead, K], layout ((name, trailing shape, dtype), ...))."""
+  parts, layout = [], []
+  for k, v in args.items():
+    u, dt = _as_u32(v)
+    lead, shape = u.shape[:nlead], u.shape[nlead:]
+    parts.append(u.reshape(lead + (-1,)))
+    layout.append((k, tuple(shape), dt))
+  return jnp.concatenate(parts, -1), tuple(layout)
+
+
+def _unpack(packed: jax.Array, layout, nlead: int) -> dict[str, jax.Array]:
+  """`_pack`'s inverse on the JAX side (32-bit dtypes only: uint32, float32)."""
+  lead, out, off = packed.shape[:nlead], {}, 0
+  for k, shape, dt in layout:
+    size = int(np.prod(shape, dtype=int))
+    v = packed[..., off : off + size].reshape(lead + shape)
+    out[k] = v if dt == np.uint32 else jax.lax.bitcast_convert_type(v, jnp.dtype(dt))
+    off += size
+  return out
+
+
+def _columns(layout) -> dict[str, tuple[int, int, tuple, np.dtype]]:
+  """{name: (first column, end column, shape, dtype)} of a packed layout."""
+  cols, off = {}, 0
+  for k, shape, dt in layout:
+    size = int(np.prod(shape, dtype=int))
+    cols[k] = (off, off + size, shape, dt)
+    off += size
+  return cols
+
+
+def _block(cols, keys) -> tuple[int, int]:
+  """The column range that the entries `keys` fill together, in this order (`_call` packs them so)."""
+  for k0, k1 in zip(keys, keys[1:]):
+    assert cols[k0][1] == cols[k1][0], (k0, k1)
+  return cols[keys[0]][0], cols[keys[-1]][1]
+
+
+class _Call:
+  """One `Backend._call` as the host sees it: the backend, the mode, the packed layouts and where each
+  entry sits in them (computed once per trace: the host's per-call Python is per task per step)."""
+
+  def __init__(self, backend, mode, layout, out_layout, interpolate):
+    self.backend, self.mode = backend, mode
+    self.layout, self.out_layout, self.interpolate = layout, out_layout, interpolate
+    self.cols, self.out_cols = _columns(layout), _columns(out_layout)
+    self.out_width = _width(out_layout)
+    inputs = ["in/" + f for f in backend.slices]
+    self.in_block = _block(self.cols, inputs)
+    self.in_bool = np.concatenate(
+      [np.full(self.cols[k][1] - self.cols[k][0], self.cols[k][3] == np.bool_) for k in inputs]
+    )
+    self.view_block = _block(self.out_cols, ["view_" + f for f in backend.slices])
+
+  def column(self, packed: np.ndarray, key: str, dtype=None) -> np.ndarray:
+    """Entry `key` of packed uint32 [n, K] as [n, *shape] in its dtype (or `dtype`)."""
+    lo, hi, shape, dt = self.cols[key]
+    v = packed[:, lo:hi]
+    v = v != 0 if dt == np.bool_ else v.view(dt)
+    v = v.reshape((packed.shape[0],) + shape)
+    return v if dtype is None else np.asarray(v, dtype)
+
+  def prepare(self, packed: np.ndarray):
+    """packed uint32 [n, K] -> (n, chunk, finish) (`Backend._prepare`)."""
+    return self.backend._prepare(self, np.asarray(packed, np.uint32))  # pylint: disable=protected-access
+
+  def host(self, packed):
+    packed = np.asarray(packed)
+    lead = packed.shape[:-1]
+    n, chunk, finish = self.prepare(packed.reshape(-1, packed.shape[-1]))
+    _run_jobs([(self.backend, n, chunk)])
+    return finish().reshape(lead + (-1,))
+
+
+def _run_jobs(jobs) -> None:
+  """Runs jobs [(backend, n, chunk(worker, lo, hi))] over contiguous chunks of all their worlds together,
+  one chunk per pool thread (each piece on a worker of its own backend)."""
+  total = sum(n for _, n, _ in jobs)
+  threads = max(b.threads for b, _, _ in jobs)
+  # Small batches run in the calling thread: a hand-off to the pool costs more than their physics
+  # (MT10's per-task batches of a few worlds; measured: 6 reach worlds waited ~3 ms on pool threads of a
+  # loaded machine, for ~0.2 ms of physics).
+  chunks = min(threads, total // MIN_WORLDS_PER_THREAD)
+  starts = np.cumsum([0] + [n for _, n, _ in jobs])
+
+  def task(lo, hi):
+    for (b, _, chunk), s0, s1 in zip(jobs, starts[:-1], starts[1:]):
+      a, z = max(lo, s0), min(hi, s1)
+      if a >= z:
+        continue
+      w = b._pool.get()  # pylint: disable=protected-access
+      try:
+        chunk(w, a - s0, z - s0)
+      finally:
+        b._pool.put(w)  # pylint: disable=protected-access
+
+  if threads <= 1 or chunks <= 1:
+    task(0, total)
+    return
+  bounds = np.linspace(0, total, chunks + 1).astype(int)
+  executor = _executor(threads)
+  jobs_ = [executor.submit(task, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
+  task(bounds[0], bounds[1])  # the first chunk in the calling thread: one hand-off fewer
+  for j in jobs_:
+    j.result()
+
+
+# ------------------------------------------------------------------------------------ fused callbacks
+_FUSE = threading.local()  # .hook: the _Record / _Deliver of the member being traced, else absent
+
+
+def _trace_of(x):
+  return getattr(x, "_trace", None)  # a Tracer's trace; None for a concrete array
+
+
+class _Stop(Exception):
+  """Ends pass 1 of a member at its recorded call: the rest of its step need not be traced."""
+
+
+class _Hook:
+  """Stands in for the `pure_callback` of every `mode` call a member's trace makes (see `fused`).
+
+  A call inside the member's `jax.vmap` (wrappers.Batch) sees per-world values; a `custom_vmap` function
+  takes them out: its batching rule receives the batched values one vmap level up, and calls it again
+  until they are at the level of `ref` (the multi-task step's own trace), where `at_top` answers. A call
+  that never gets there (inside a lax.cond or scan of the member) is the plain callback, the primal."""
+
+  def __init__(self, mode: str, ref):
+    self.mode, self.ref = mode, _trace_of(ref)
+    self.top = []
+
+  def __call__(self, call: _Call, packed: jax.Array, out_spec: jax.ShapeDtypeStruct) -> jax.Array:
+    width = out_spec.shape[-1]
+
+    def plain(x):
+      spec = jax.ShapeDtypeStruct(x.shape[:-1] + (width,), jnp.uint32)
+      return jax.pure_callback(call.host, spec, x, vmap_method="broadcast_all")
+
+    if _trace_of(packed) is self.ref:
+      return self.at_top(call, packed, plain)
+
+    @jax.custom_batching.custom_vmap
+    def lift(x):
+      return plain(x)
+
+    @lift.def_vmap
+    def rule(axis_size, in_batched, x):
+      if not in_batched[0]:
+        x = jnp.broadcast_to(x, (axis_size,) + x.shape)
+      if _trace_of(x) is self.ref:
+        return self.at_top(call, x, plain), True
+      return lift(x), True
+
+    return lift(packed)
+
+
+class _Record(_Hook):
+  """Pass 1: records the member's first call that reaches the top level, then stops its trace."""
+
+  def at_top(self, call, packed, plain):
+    self.top.append((call, packed))
+    raise _Stop
+
+
+class _Deliver(_Hook):
+  """Pass 2: the recorded call returns the member's slice of the fused outputs; any later call at the
+  top level is a plain callback of its own."""
+
+  def __init__(self, mode, ref, recorded: _Call, out: jax.Array):
+    super().__init__(mode, ref)
+    self.recorded, self.out = recorded, out
+
+  def at_top(self, call, packed, plain):
+    if self.top:
+      return plain(packed)
+    r = self.recorded
+    if (call.backend, call.layout, call.out_layout) != (r.backend, r.layout, r.out_layout):
+      raise RuntimeError("cphysics.fused: a member's second trace made another C physics call")
+    if self.out.shape != packed.shape[:-1] + (self.out.shape[-1],):
+      raise RuntimeError(f"cphysics.fused: outputs {self.out.shape} for inputs {packed.shape}")
+    self.top.append(call)
+    return self.out
+
+
+def _traced(hook: _Hook, fn: Callable[[], object]):
+  _FUSE.hook = hook
+  try:
+    return fn()
+  finally:
+    _FUSE.hook = None
+
+
+def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple[list, list]:
+  """[fn() for fn in fns] (each a member's step or reset of a multi-task batch), with the C physics
+  calls of `mode` ("step" or "kinematics") of all members made by ONE host callback instead of one each.
+
+  Each fn is traced twice: pass 1 up to its first `mode` call at the caller's level, recording that
+  call's inputs (the trace stops there); one `pure_callback` then runs every member's worlds, each with
+  its own model, spread together over the thread pool; pass 2 traces fn again, that call returning its
+  slice of the fused outputs (its own pre-physics code is then dead and removed). Both traces are of the
+  same pure code, so the result equals the per-member callbacks' bit for bit. Further calls of a member
+  (and calls inside a lax.cond or scan of its own, such as AutoReset's reset) are callbacks of their own;
+  a member with no call at the caller's level runs plainly. `ref`: an array of the caller's trace (the
+  step's actions).
+  Returns (outputs, reasons): reasons[i] is None for a fused member, else why it was not.
+  """
+  records = []
+  for fn in fns:
+    rec = _Record(mode, ref)
+    try:
+      _traced(rec, fn)
+    except _Stop:
+      pass
+    records.append(rec)
+  reasons = [
+    None if r.top else f"no C physics '{mode}' call at the step's own level (none, or in a cond or scan)"
+    for r in records
+  ]
+  ok = [i for i, r in enumerate(reasons) if r is None]
+  if len(ok) < 2:  # one member's callback is already one callback
+    return [fn() for fn in fns], [r or "fewer than two members to fuse" for r in reasons]
+  calls = [records[i].top[0][0] for i in ok]
+  packed = [records[i].top[0][1] for i in ok]
+  sizes = [int(np.prod(p.shape, dtype=int)) for p in packed]
+  out_sizes = [int(np.prod(p.shape[:-1], dtype=int)) * _width(c.out_layout) for c, p in zip(calls, packed)]
+  spec = jax.ShapeDtypeStruct((sum(out_sizes),), jnp.uint32)
+  flat = jnp.concatenate([p.reshape(-1) for p in packed])
+  out = jax.pure_callback(_FusedHost(calls, packed, sizes), spec, flat, vmap_method="broadcast_all")
+  bounds = np.cumsum([0] + out_sizes)
+  results = []
+  for i, fn in enumerate(fns):
+    if i not in ok:
+      results.append(fn())
+      continue
+    j = ok.index(i)
+    mine = out[bounds[j] : bounds[j + 1]].reshape(packed[j].shape[:-1] + (-1,))
+    dl = _Deliver(mode, ref, calls[j], mine)
+    results.append(_traced(dl, fn))
+    if not dl.top:
+      raise RuntimeError("cphysics.fused: a member's second trace differs from its first")
+  return results, reasons
+
+
+class _FusedHost:
+  """The host side of `fused`: splits the flat inputs per member, runs every member's worlds in one
+  thread pool (`_run_jobs`), concatenates their packed outputs."""
+
+  def __init__(self, calls, packed, sizes):
+    self.calls, self.sizes = calls, sizes
+    self.ks = [p.shape[-1] for p in packed]
+
+  def __call__(self, flat):
+    flat = np.asarray(flat)
+    lead = flat.shape[:-1]  # an outer vmap's axes (broadcast_all), usually none
+    rows = flat.reshape(-1, flat.shape[-1])
+    r = rows.shape[0]
+    jobs, finishes, off = [], [], 0
+    for c, size, k in zip(self.calls, self.sizes, self.ks):
+      n, chunk, finish = c.prepare(rows[:, off : off + size].reshape(-1, k))
+      jobs.append((c.backend, n, chunk))
+      finishes.append(finish)
+      off += size
+    _run_jobs(jobs)
+    out = np.concatenate([f().reshape(r, -1) for f in finishes], 1)
+    return out.reshape(lead + (-1,))
+
+
 class Backend:
   """C MuJoCo for one model: the host functions behind `step`, `forward` and `rays` (see module doc)."""
 
@@ -228,12 +526,13 @@ class Backend:
         self.slices[field] = slice(start, start + size)
       start += size
     assert start == self.nstate, (start, self.nstate)
+    # The state entries the env's fields map to, in `slices` order (the merge and the float32 views).
+    self._merge_idx = np.concatenate([np.arange(s.start, s.stop) for s in self.slices.values()])
     self._bad = np.array([int(getattr(mujoco.mjtWarning, w)) for w in _BAD])
     self.pairs = list(pair_masks)  # (in group a [ngeom (+1)], in group b) per contact pair, by geom id
     self._pool: queue.SimpleQueue = queue.SimpleQueue()
     for _ in range(self.threads):
       self._pool.put(_Worker(mj_model))
-    self._executor = _executor(self.threads) if self.threads > 1 else None
     # The template state: mj_resetData's (qpos0, zero velocities, warm start and controls).
     d = mujoco.MjData(mj_model)
     try:
@@ -288,14 +587,26 @@ class Backend:
       **{f: jax.ShapeDtypeStruct(self._shape[f], jnp.float32) for f in self.fields},
       **{"view_" + f: jax.ShapeDtypeStruct(jnp.shape(getattr(data, f)), jnp.float32) for f in self.slices},
     }
-    inputs = {f: getattr(data, f) for f in self.slices}
-    args = (data._impl.state, inputs, dict(extra), dict(model_fields or {}))  # pylint: disable=protected-access
-
-    def host(state, inputs, extra, mfields):
-      return self._host(mode, state, inputs, extra, mfields, interpolate, specs)
-
-    out = jax.pure_callback(host, specs, *args, vmap_method="broadcast_all")
-    return self._finish(data, out)
+    state = data._impl.state  # pylint: disable=protected-access
+    lead = state.shape[:-1]
+    args = {
+      "state": state,
+      **{"in/" + f: getattr(data, f) for f in self.slices},
+      **{"extra/" + k: v for k, v in extra.items()},
+      **{"mf/" + k: v for k, v in (model_fields or {}).items()},
+    }
+    # One uint32 array in and one out: a pure_callback's cost grows with its number of arrays (~0.1 ms
+    # each on the 2-core CPU, 33 arrays for a Meta-World step), the packing is a few XLA copies.
+    packed, layout = _pack(args, len(lead))
+    out_layout = tuple((k, tuple(v.shape), np.dtype(v.dtype)) for k, v in specs.items())
+    call = _Call(self, mode, layout, out_layout, interpolate)
+    out_spec = jax.ShapeDtypeStruct(lead + (_width(out_layout),), jnp.uint32)
+    hook = getattr(_FUSE, "hook", None)
+    if hook is not None and mode == hook.mode:
+      packed_out = hook(call, packed, out_spec)
+    else:
+      packed_out = jax.pure_callback(call.host, out_spec, packed, vmap_method="broadcast_all")
+    return self._finish(data, _unpack(packed_out, out_layout, len(lead)))
 
   def step(
     self,
@@ -357,51 +668,33 @@ class Backend:
   # -------------------------------------------------------------------------------- host side
   def _run(self, n: int, fn):
     """fn(worker, lo, hi) over contiguous chunks of n worlds, one chunk per worker thread."""
-    # Small batches run in the calling thread: a hand-off to the pool costs more than their physics
-    # (MT10's per-task batches of a few worlds; measured: 6 reach worlds waited ~3 ms on pool threads of a
-    # loaded machine, for ~0.2 ms of physics).
-    chunks = min(self.threads, n // MIN_WORLDS_PER_THREAD)
-
-    def task(lo, hi):
-      w = self._pool.get()
-      try:
-        fn(w, lo, hi)
-      finally:
-        self._pool.put(w)
-
-    if self._executor is None or chunks <= 1:
-      task(0, n)
-      return
-    bounds = np.linspace(0, n, chunks + 1).astype(int)
-    jobs = [self._executor.submit(task, lo, hi) for lo, hi in zip(bounds[1:-1], bounds[2:])]
-    task(bounds[0], bounds[1])  # the first chunk in the calling thread: one hand-off fewer
-    for j in jobs:
-      j.result()
+    _run_jobs([(self, n, fn)])
 
   def merge(self, exact: np.ndarray, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
     """[B, nstate] float64 states with the env's float32 writes merged in (see the module docstring)."""
-    exact = exact.copy()
-    for f, s in self.slices.items():
-      new = np.asarray(inputs[f]).reshape(exact.shape[0], -1)
-      old = exact[:, s]
-      if new.dtype == np.bool_:
-        changed = new != (old != 0)
-      else:
-        changed = new != old.astype(np.float32)
-      exact[:, s] = np.where(changed, new.astype(np.float64), old)
+    n = exact.shape[0]
+    new = np.concatenate([np.asarray(inputs[f], np.float32).reshape(n, -1) for f in self.slices], 1)
+    return self._merge(exact.copy(), new)
+
+  def _merge(self, exact: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """`merge` in place, the inputs as one float32 [B, M] block in `slices` order (booleans as 0 / 1:
+    the exact state holds eq_active as 0.0 / 1.0)."""
+    idx = self._merge_idx
+    old = exact[:, idx]
+    exact[:, idx] = np.where(new != old.astype(np.float32), new.astype(np.float64), old)
     return exact
 
-  def _host(self, mode, state, inputs, extra, mfields, interpolate, specs):
-    state = np.asarray(state)
-    lead = state.shape[:-1]
-    n = int(np.prod(lead, dtype=int))
-    exact = _f64(state.reshape(n, -1))
-    inputs = {k: np.asarray(v).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in inputs.items()}
-    extra = {k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in extra.items()}
-    mfields = {
-      k: np.asarray(v, np.float64).reshape((n,) + np.shape(v)[len(lead) :]) for k, v in mfields.items()
-    }
-    exact = self.merge(exact, inputs)
+  def _prepare(self, call: _Call, packed: np.ndarray):
+    """The work of one call on the n worlds of `packed` (uint32 [n, K], `call`'s layout): (n,
+    chunk(worker, lo, hi), finish() -> uint32 [n, K_out])."""
+    n, mode, interpolate = packed.shape[0], call.mode, call.interpolate
+    lo, hi = call.cols["state"][:2]
+    exact = np.array(packed[:, lo:hi]).view(np.float64)  # a copy: merged in place
+    lo, hi = call.in_block
+    raw = packed[:, lo:hi]
+    exact = self._merge(exact, np.where(call.in_bool, raw.astype(np.float32), raw.view(np.float32)))
+    extra = {k[6:]: call.column(packed, k, np.float64) for k in call.cols if k.startswith("extra/")}
+    mfields = {k[3:]: call.column(packed, k, np.float64) for k in call.cols if k.startswith("mf/")}
     out_state = np.empty_like(exact)
     warned = np.zeros(n, np.float32)
     derived = {f: np.empty((n,) + self._cshape[f], np.float32) for f in self.fields}
@@ -461,18 +754,17 @@ class Backend:
               pair_dist[i, p] = np.min(con.dist[hit])
               pair_force[i, p] = np.sum(force[hit])
 
-    self._run(n, chunk)
-    out = {
-      "state": _bits(out_state).reshape(lead + (2 * self.nstate,)),
-      "warned": warned.reshape(lead),
-      "pair_dist": pair_dist.reshape(lead + (npair,)),
-      "pair_force": pair_force.reshape(lead + (npair,)),
-    }
-    for f in self.fields:
-      out[f] = derived[f].reshape(lead + self._shape[f])
-    for f, s in self.slices.items():
-      out["view_" + f] = out_state[:, s].astype(np.float32).reshape(lead + specs["view_" + f].shape)
-    return {k: np.asarray(out[k], specs[k].dtype) for k in specs}
+    def finish():
+      out = np.empty((n, call.out_width), np.uint32)
+      parts = {"state": _bits(out_state), "warned": warned, "pair_dist": pair_dist, "pair_force": pair_force}
+      for k, v in {**parts, **derived}.items():
+        lo, hi = call.out_cols[k][:2]
+        out[:, lo:hi] = v.reshape(n, hi - lo).view(np.uint32)
+      lo, hi = call.view_block
+      out[:, lo:hi] = out_state[:, self._merge_idx].astype(np.float32).view(np.uint32)
+      return out
+
+    return n, chunk, finish
 
   def _host_rays(self, gx, gm, xi, origins, dirs, mfields, group, exclude):
     gx, gm = np.asarray(gx), np.asarray(gm)

@@ -126,6 +126,7 @@ class MetaLearning(MultiTask):
 
   def with_members(self, wrap: Callable[[Env], Env], envs_per_task: int) -> MetaLearning:
     out = MetaLearning(self.tasks, self.task_names, envs_per_task, wrap, spec=self.spec)
+    out.fuse_physics = self.fuse_physics
     out._evaluation_env = self._evaluation_env if self.spec.split == "train" else out
     return out
 

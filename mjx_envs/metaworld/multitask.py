@@ -11,6 +11,10 @@ Wrappers apply per task, inside the batch: `mjx_envs.wrappers.wrap_for_training(
 evaluation build each task's EpisodeLimit -> EpisodeStats -> Batch -> AutoReset through
 `with_members`, so a world's auto-reset draws a fresh episode of its own task.
 
+Under C physics (`impl="c"`) the tasks' physics runs as ONE host callback per step and per reset
+(`cphysics.fused`, `fuse_physics=True`, the default), all tasks' worlds over one thread pool, bit for bit
+the result of one callback per task; `unfused` names the tasks that could not take part, and why.
+
     mt = mjx_envs.make("MT10", envs_per_task=8)   # 80 worlds
     mt = mjx_envs.make("MT50", envs_per_task=2)   # all 50 tasks, 100 worlds
     mt = mjx_envs.make("MT", tasks=["reach-v3", "push-wall-v3"], envs_per_task=4)   # your own set
@@ -20,11 +24,12 @@ evaluation build each task's EpisodeLimit -> EpisodeStats -> Batch -> AutoReset 
 
 from __future__ import annotations
 
-from mjx_envs import wrappers
+from mjx_envs import cphysics, wrappers
 from mjx_envs.core import ConfigError, Env, State
 from mjx_envs.metaworld import sawyer
 from mjx_envs.metaworld import tasks as _tasks
 
+import functools
 from collections.abc import Callable, Sequence
 
 import jax
@@ -121,6 +126,7 @@ class MultiTask(Env):
     names: Sequence[str],
     envs_per_task: int,
     member: Callable[[Env], Env] | None = None,
+    fuse_physics: bool = True,
   ):
     if len(tasks) != len(names) or not tasks:
       raise ValueError("MultiTask needs one name per task and at least one task")
@@ -137,10 +143,13 @@ class MultiTask(Env):
     self._member = member or (lambda env: wrappers.Batch(env, self.envs_per_task))
     self.members = tuple(self._member(TaskId(t, i, self.num_tasks)) for i, t in enumerate(self.tasks))
     self.episode_length = min(getattr(t, "episode_length", sawyer.MAX_PATH_LENGTH) for t in tasks)
+    # Under impl="c", one host callback for all tasks' physics per step and reset (`cphysics.fused`).
+    self.fuse_physics = bool(fuse_physics) and all(getattr(t, "impl", None) == "c" for t in tasks)
+    self.unfused: dict[str, str] = {}  # task name -> why its physics ran its own callback (last trace)
 
   def with_members(self, wrap: Callable[[Env], Env], envs_per_task: int) -> MultiTask:
     """The same tasks with `envs_per_task` worlds each, every task's batch built as wrap(TaskId(task))."""
-    return MultiTask(self.tasks, self.task_names, envs_per_task, wrap)
+    return MultiTask(self.tasks, self.task_names, envs_per_task, wrap, self.fuse_physics)
 
   @property
   def action_size(self):
@@ -180,16 +189,25 @@ class MultiTask(Env):
     if rng.shape not in ((2,), ()):
       raise ValueError(f"MultiTask.reset takes one PRNG key, got shape {rng.shape}")
     keys = jax.random.split(rng, self.num_tasks)
-    return self._combine([m.reset(k) for m, k in zip(self.members, keys)])
+    fns = [functools.partial(m.reset, k) for m, k in zip(self.members, keys)]
+    return self._combine(self._run(fns, keys, "kinematics"))
 
   def step(self, state: State, action: jax.Array) -> State:
     self.check_action(action)
     n = self.envs_per_task
-    states = [
-      m.step(s, action[i * n : (i + 1) * n])
+    fns = [
+      functools.partial(m.step, s, action[i * n : (i + 1) * n])
       for i, (m, s) in enumerate(zip(self.members, state.pipeline_state))
     ]
-    return self._combine(states)
+    return self._combine(self._run(fns, action, "step"))
+
+  def _run(self, fns, ref, mode: str) -> list:
+    """[fn() for fn in fns], the members' C physics calls of `mode` fused into one (`fuse_physics`)."""
+    if not self.fuse_physics:
+      return [fn() for fn in fns]
+    out, reasons = cphysics.fused(fns, ref, mode)
+    self.unfused = {n: r for n, r in zip(self.task_names, reasons) if r is not None}
+    return out
 
   def split(self, x):
     """[T*N, ...] -> [T, N, ...] (per-task views of a per-world array)."""
