@@ -3,7 +3,8 @@
 On a machine without an accelerator, MJX-JAX compiles for minutes and steps 20-200 times slower than C
 MuJoCo (BENCHMARKS.md, "Throughput: the C backend, MJX-JAX and C MuJoCo stepped directly" and
 "C MuJoCo on the host (`impl="c"`)"). Here `MjxEnv.physics_step` and `reset_forward` hand the whole
-vmapped batch to C MuJoCo on the host through one `jax.pure_callback` (`vmap_method="broadcast_all"`), so
+vmapped batch to C MuJoCo on the host through one host callback (`_host_call`: a buffer callback,
+`vmap_method="broadcast_all"`), so
 the learners, wrappers, rewards and observations keep their code and their single compiled program.
 
 The state. Under "c" an env's `pipeline_state` is a `CData`: an `mjx.Data` whose fields the env reads
@@ -51,12 +52,14 @@ member's vmap by a `custom_vmap` rule), pass 2 handing it its slice of the fused
 per-task callbacks' result (tests/mjx_envs/test_mt_fused.py). A member that calls the physics zero or
 several times, or inside a lax.cond or scan of its own, runs its own callback (AutoReset's reset, in a
 lax.cond, keeps one callback per task: it runs only on steps where a world finished).
-Every callback takes one packed uint32 array and returns one: a pure_callback costs ~0.05-0.1 ms per
+Every callback takes one packed uint32 array and returns one: a pure_callback cost ~0.05-0.1 ms per
 array on the 2-core CPU, and a Meta-World step had 33 (measured 2026-11-26, BENCHMARKS.md "MT50 against
-MT10 on the C backend").
+MT10 on the C backend"). The callbacks are buffer callbacks (`_host_call`: no copy of the inputs, and no
+deadlock over two host devices).
 
-What the backend does not do (yet): on a machine with several host devices the callback takes the whole
-batch on device 0 (train.py therefore runs C physics on one host device); the per-world Python calls cap a
+What the backend does not do (yet): over several host devices XLA cannot partition the callback, so it
+gathers the batch and every device steps all of it (correct, the work repeated; train.py therefore runs
+C physics on one host device); the per-world Python calls cap a
 process near the per-core rate of a Python loop (an XLA FFI handler would lift it); MT50's program still
 holds 50 tasks' reward and observation code, so it compiles several times longer than MT10's.
 
@@ -82,6 +85,7 @@ import jax.custom_batching
 import jax.numpy as jnp
 import mujoco
 import numpy as np
+from jax.experimental import buffer_callback
 from mujoco import mjx
 
 SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -303,6 +307,24 @@ class _Call:
     return finish().reshape(lead + (-1,))
 
 
+def _host_call(fn: Callable[..., object], specs, *args):
+  """fn(*args as numpy) on the host while XLA runs, its results written into outputs of `specs` (a
+  pytree of ShapeDtypeStruct), batched as `vmap_method="broadcast_all"` (fn sees the extra leading axes).
+
+  A buffer callback hands `fn` XLA's own buffers. A pure_callback first device_puts its inputs, and on
+  the CPU client a copy over 100 KiB runs on the client's thread pool: over two host devices, one thread
+  in this callback and the other in the collective after it, that copy never ran (a deadlock: FetchReach's
+  evaluation over 2 devices with the packed arrays, 128 worlds; tests/test_train.py)."""
+
+  def host(ctx, out, *bufs):
+    del ctx
+    results = fn(*jax.tree.map(np.asarray, bufs))
+    for o, r in zip(jax.tree.leaves(out), jax.tree.leaves(results), strict=True):
+      np.asarray(o)[...] = r
+
+  return buffer_callback.buffer_callback(host, specs, vmap_method="broadcast_all")(*args)
+
+
 def _run_jobs(jobs) -> None:
   """Runs jobs [(backend, n, chunk(worker, lo, hi))] over contiguous chunks of all their worlds together,
   one chunk per pool thread (each piece on a worker of its own backend)."""
@@ -349,7 +371,7 @@ class _Stop(Exception):
 
 
 class _Hook:
-  """Stands in for the `pure_callback` of every `mode` call a member's trace makes (see `fused`).
+  """Stands in for the host callback of every `mode` call a member's trace makes (see `fused`).
 
   A call inside the member's `jax.vmap` (wrappers.Batch) sees per-world values; a `custom_vmap` function
   takes them out: its batching rule receives the batched values one vmap level up, and calls it again
@@ -365,7 +387,7 @@ class _Hook:
 
     def plain(x):
       spec = jax.ShapeDtypeStruct(x.shape[:-1] + (width,), jnp.uint32)
-      return jax.pure_callback(call.host, spec, x, vmap_method="broadcast_all")
+      return _host_call(call.host, spec, x)
 
     if _trace_of(packed) is self.ref:
       return self.at_top(call, packed, plain)
@@ -426,7 +448,7 @@ def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple
   calls of `mode` ("step" or "kinematics") of all members made by ONE host callback instead of one each.
 
   Each fn is traced twice: pass 1 up to its first `mode` call at the caller's level, recording that
-  call's inputs (the trace stops there); one `pure_callback` then runs every member's worlds, each with
+  call's inputs (the trace stops there); one host callback then runs every member's worlds, each with
   its own model, spread together over the thread pool; pass 2 traces fn again, that call returning its
   slice of the fused outputs (its own pre-physics code is then dead and removed). Both traces are of the
   same pure code, so the result equals the per-member callbacks' bit for bit. Further calls of a member
@@ -456,7 +478,7 @@ def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple
   out_sizes = [int(np.prod(p.shape[:-1], dtype=int)) * _width(c.out_layout) for c, p in zip(calls, packed)]
   spec = jax.ShapeDtypeStruct((sum(out_sizes),), jnp.uint32)
   flat = jnp.concatenate([p.reshape(-1) for p in packed])
-  out = jax.pure_callback(_FusedHost(calls, packed, sizes), spec, flat, vmap_method="broadcast_all")
+  out = _host_call(_FusedHost(calls, packed, sizes), spec, flat)
   bounds = np.cumsum([0] + out_sizes)
   results = []
   for i, fn in enumerate(fns):
@@ -605,7 +627,7 @@ class Backend:
     if hook is not None and mode == hook.mode:
       packed_out = hook(call, packed, out_spec)
     else:
-      packed_out = jax.pure_callback(call.host, out_spec, packed, vmap_method="broadcast_all")
+      packed_out = _host_call(call.host, out_spec, packed)
     return self._finish(data, _unpack(packed_out, out_layout, len(lead)))
 
   def step(
@@ -653,16 +675,8 @@ class Backend:
     def host(gx, gm, xi, o, dv, mf):
       return self._host_rays(gx, gm, xi, o, dv, mf, group, exclude)
 
-    return jax.pure_callback(
-      host,
-      specs,
-      data.geom_xpos,
-      data.geom_xmat,
-      data.xipos,
-      origins,
-      dirs,
-      dict(model_fields or {}),
-      vmap_method="broadcast_all",
+    return _host_call(
+      host, specs, data.geom_xpos, data.geom_xmat, data.xipos, origins, dirs, dict(model_fields or {})
     )
 
   # -------------------------------------------------------------------------------- host side
