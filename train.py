@@ -494,7 +494,7 @@ def count_flops(algo, seed, updates_per_chunk):
   return future
 
 
-IMPL_NAMES = {"c": "C MuJoCo on the host (jax.pure_callback)", "jax": "MJX-JAX", "warp": "MuJoCo Warp"}
+IMPL_NAMES = {"c": "C MuJoCo on the host (a buffer callback)", "jax": "MJX-JAX", "warp": "MuJoCo Warp"}
 
 
 def physics_impl(env):

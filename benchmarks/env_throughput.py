@@ -1,7 +1,7 @@
 """Environment throughput: control steps per second of each physics impl, against C MuJoCo on the same model.
 
 For each env, each physics impl of `--impls` (default `c,jax`: `mjx_envs.make(name, impl=...)`; "c" steps
-C MuJoCo on the host through one `jax.pure_callback` per batch, "jax" is MJX-JAX) and each batch size B,
+C MuJoCo on the host through one host callback per batch, "jax" is MJX-JAX) and each batch size B,
 this jits
 
     scan(N steps of jax.vmap(env.step)(state, action))      actions: uniform random in [-1, 1] (or zero)

@@ -193,7 +193,7 @@ class MjxEnv(Env):
   """An env backed by one MJX model, stepped `n_substeps` times per control step.
 
   Subclasses build an `mujoco.MjModel`, pass it here, and use `make_data`, `physics_step`, `diverged`.
-  `impl` picks the physics: "c" (C MuJoCo on the host through `jax.pure_callback`, `mjx_envs.cphysics`),
+  `impl` picks the physics: "c" (C MuJoCo on the host through a host callback, `mjx_envs.cphysics`),
   "jax" (MJX-JAX), "warp" (MuJoCo Warp through the MJX API, the optional `[warp]` extra) or "auto" (the
   default: "c" on a CPU-only machine, "jax" on a GPU or TPU). `self.impl` is the resolved choice.
   Under "c", `c_fields` names the derived fields (body, site, geom poses, sensors: `cphysics.DERIVED`)

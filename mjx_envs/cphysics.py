@@ -617,7 +617,7 @@ class Backend:
       **{"extra/" + k: v for k, v in extra.items()},
       **{"mf/" + k: v for k, v in (model_fields or {}).items()},
     }
-    # One uint32 array in and one out: a pure_callback's cost grows with its number of arrays (~0.1 ms
+    # One uint32 array in and one out: a callback's cost grew with its number of arrays (~0.1 ms
     # each on the 2-core CPU, 33 arrays for a Meta-World step), the packing is a few XLA copies.
     packed, layout = _pack(args, len(lead))
     out_layout = tuple((k, tuple(v.shape), np.dtype(v.dtype)) for k, v in specs.items())

@@ -13,7 +13,7 @@ The mapping:
   stays a JAX pytree between calls and only the returned arrays cross to NumPy (copied, so writable).
   Compiled functions are cached per (env name, overrides, num_envs, time limit, auto-reset) and shared by
   instances: `make_vec(..., vectorization_mode="sync")` over 8 `GymEnv`s compiles once. Under the
-  default `impl="auto"` on a CPU the physics is C MuJoCo through `jax.pure_callback`.
+  default `impl="auto"` on a CPU the physics is C MuJoCo through a host callback.
 - Boundary: observations float32 (dict entries too), rewards float32 ([num_envs]; a Python float for
   `GymEnv`), terminated / truncated bool. Actions are NumPy (or anything `np.asarray` takes) of shape
   [num_envs, A] ([A] for `GymEnv`); a wrong shape, a non-numeric dtype or a NaN / inf entry raises

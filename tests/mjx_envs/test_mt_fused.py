@@ -18,7 +18,10 @@ SETS = [
 
 def _callbacks(compiled) -> int:
   hlo = compiled.as_text()
-  return hlo.count("xla_python_cpu_callback") + hlo.count("xla_ffi_python_cpu_callback")
+  return sum(
+    hlo.count(t)
+    for t in ("xla_python_cpu_callback", "xla_ffi_python_cpu_callback", "xla_buffer_python_cpu_callback")
+  )
 
 
 @pytest.fixture(scope="module", params=SETS)
