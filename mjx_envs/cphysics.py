@@ -4,8 +4,8 @@ On a machine without an accelerator, MJX-JAX compiles for minutes and steps 20-2
 MuJoCo (BENCHMARKS.md, "Throughput: the C backend, MJX-JAX and C MuJoCo stepped directly" and
 "C MuJoCo on the host (`impl="c"`)"). Here `MjxEnv.physics_step` and `reset_forward` hand the whole
 vmapped batch to C MuJoCo on the host through one host callback (`_host_call`: a buffer callback,
-`vmap_method="broadcast_all"`), so
-the learners, wrappers, rewards and observations keep their code and their single compiled program.
+`vmap_method="broadcast_all"`), so the learners, wrappers, rewards and observations keep their code and
+their single compiled program.
 
 The state. Under "c" an env's `pipeline_state` is a `CData`: an `mjx.Data` whose fields the env reads
 (qpos, qvel, mocap, ctrl, eq_active and the derived fields the family names in `c_fields`: body, site
@@ -59,9 +59,9 @@ deadlock over two host devices).
 
 What the backend does not do (yet): over several host devices XLA cannot partition the callback, so it
 gathers the batch and every device steps all of it (correct, the work repeated; train.py therefore runs
-C physics on one host device); the per-world Python calls cap a
-process near the per-core rate of a Python loop (an XLA FFI handler would lift it); MT50's program still
-holds 50 tasks' reward and observation code, so it compiles several times longer than MT10's.
+C physics on one host device); the per-world Python calls cap a process near the per-core rate of a
+Python loop (an XLA FFI handler would lift it); MT50's program still holds 50 tasks' reward and
+observation code, so it compiles several times longer than MT10's.
 
 Threads: a batch (a fused call: all tasks' worlds together) of at least 2 x MIN_WORLDS_PER_THREAD worlds
 is split into one contiguous chunk per worker (`threads`, default: the CPU count; the first chunk runs in
