@@ -203,6 +203,8 @@ class MAPPO:
   # On CPU, one host device: on two (train.py's default on a 2-core machine) the compiled evaluation
   # hangs for good, every pool thread blocked in jaxlib's LAPACK ParallelBatchMap (seen with gdb; the
   # deadlock agents.common.sharding.LAPACK_SPLIT_WORK describes, at a batch its estimate does not flag).
+  # Only MJX-JAX calls LAPACK (C physics has no LAPACK call, and runs on one device anyway); jaxlib after
+  # 0.11.0 no longer splits LAPACK batches in open-source builds (BENCHMARKS.md, "One CPU device").
   cpu_max_devices = 1
   supports_surgery = (
     False  # agents.league.surgery knows the MLP learners' parameter trees, not the entity nets
