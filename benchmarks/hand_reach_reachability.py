@@ -1,10 +1,10 @@
 """How many HandReach goals can the hand reach at all? An upper bound on any policy's success rate.
 
 For each sampled goal (the env's own `sample_goal`, the reference's distribution) a bounded least-squares
-IK over the 24 hand joints (C MuJoCo kinematics; each joint within its range, the four distal couplings
-`T_?FJ1c` held within their tendon range (`--slack` scales it), contacts ignored) looks for joint positions whose fingertips meet
-the goal: the least 15-D fingertip error over several starts (the initial pose, then random poses within
-the ranges). A goal counts as reachable when that error is under the success threshold (0.01 m). Contacts
+IK over the 24 hand joints looks for joint positions whose fingertips meet the goal: C MuJoCo kinematics,
+each joint within its range, the four distal couplings `T_?FJ1c` held within their tendon range
+(`--slack` scales it), contacts ignored; the least 15-D fingertip error over several starts (the initial
+pose, then random poses within the ranges). A goal counts as reachable when that error is under the success threshold (0.01 m). Contacts
 can only remove poses, so the fraction reachable bounds the success of any policy from above.
 
     python benchmarks/hand_reach_reachability.py --goals 400 [--uncoupled] [--json OUT]
