@@ -9,6 +9,11 @@ can only remove poses, so the fraction reachable bounds the success of any polic
 
     python benchmarks/hand_reach_reachability.py --goals 400 [--uncoupled] [--json OUT]
 
+The same IK on the reference's own hand (gymnasium-robotics 1.4.2's HandReach-v3, its model, its reset's
+goals), run with the reference venv's python (mujoco, scipy, gymnasium-robotics; no jax needed):
+
+    /work/refvenv/bin/python benchmarks/hand_reach_reachability.py --reference --goals 1000
+
 Prints the fraction reachable and the median least error per kind of goal (the initial fingertips, or
 the thumb meeting the fore, middle, ring or little finger).
 """
@@ -21,9 +26,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import mjx_envs
-
-import jax
 import mujoco
 import numpy as np
 import scipy.optimize
@@ -31,37 +33,64 @@ import scipy.optimize
 FINGERS = ("ff", "mf", "rf", "lf")
 
 
-def main(argv=None):
-  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-  p.add_argument("--goals", type=int, default=200, help="goals sampled (seed --seed)")
-  p.add_argument("--starts", type=int, default=8, help="IK starts per goal (the first is the initial pose)")
-  p.add_argument("--seed", type=int, default=1)
-  p.add_argument("--uncoupled", action="store_true", help="let the coupled distal joints move freely")
-  p.add_argument(
-    "--slack", type=float, default=1.0, help="scale of the coupling tendons' range (0: J0 follows J1 exactly)"
-  )
-  p.add_argument("--json", default=None, help="write the per-kind figures here")
-  a = p.parse_args(argv)
+def ours(n_goals: int, seed: int):
+  """(model, qpos0 [nq], hand qpos addresses [24], hand joint ids [24], fingertip site ids [5], coupling
+  tendon ids, goals [n, 15], initial fingertips [15]) of our HandReach under C MuJoCo."""
+  import mjx_envs
+
+  import jax
 
   env = mjx_envs.make("HandReach", impl="c").unwrapped
-  m, d = env.mj_model, mujoco.MjData(env.mj_model)
+  m = env.mj_model
   qidx = np.asarray(env._qpos_idx)
   joints = [int(np.flatnonzero(m.jnt_qposadr == i)[0]) for i in qidx]
+  goals = np.asarray(jax.vmap(env.sample_goal)(jax.random.split(jax.random.PRNGKey(seed), n_goals)))
+  tendons = list(range(m.ntendon))  # our model's tendons are the four distal couplings
+  return m, np.asarray(env._qpos0, np.float64), qidx, joints, env._tips, tendons, goals, env.initial_goal
+
+
+def reference(n_goals: int, seed: int):
+  """The same tuple as `ours` for gymnasium-robotics' HandReach-v3: its model, its goals (`reset(seed=seed
+  + i)`), its couplings (the tendons `robot0:T_?FJ1c`; its other 40 tendons never bind inside the joint
+  ranges)."""
+  import gymnasium as gym
+  import gymnasium_robotics
+
+  gym.register_envs(gymnasium_robotics)
+  env = gym.make("HandReach-v3").unwrapped
+  goals = []
+  for i in range(n_goals):
+    env.reset(seed=seed + i)
+    goals.append(env.goal.copy())
+  m = env.model
+  env.reset(seed=seed)
+  qpos0 = env.initial_qpos.copy() if hasattr(env, "initial_qpos") else env.data.qpos.copy()
+  joints = list(range(m.njnt))
+  qidx = m.jnt_qposadr[joints]
+  name = lambda kind, i: mujoco.mj_id2name(m, kind, i)
+  tips = np.array(
+    [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, f"robot0:S_{f}tip") for f in FINGERS + ("th",)]
+  )
+  tendons = [t for t in range(m.ntendon) if name(mujoco.mjtObj.mjOBJ_TENDON, t).endswith("J1c")]
+  return m, np.asarray(qpos0, np.float64), qidx, joints, tips, tendons, np.asarray(goals), env.initial_goal
+
+
+def least_errors(m, qpos0, qidx, joints, tips_ids, tendons, goals, initial, starts, rng, slack, coupled):
+  """{kind: [least 15-D fingertip error per goal]} (kinds: "initial" or the finger meeting the thumb)."""
+  d = mujoco.MjData(m)
   lo, hi = m.jnt_range[joints, 0], m.jnt_range[joints, 1]
-  q0 = np.asarray(env._qpos0, np.float64)
   # Each coupling tendon: (index of J0, its coefficient, index of J1, its coefficient, half range).
   couplings = []
-  for t in range(m.ntendon):
+  for t in tendons:
     adr = m.tendon_adr[t]
-    (ja, ca), (jb, cb) = [(joints.index(m.wrap_objid[adr + i]), m.wrap_prm[adr + i]) for i in range(2)]
-    couplings.append((ja, ca, jb, cb, a.slack * m.tendon_range[t][1]))
-  coupled = not a.uncoupled
+    (ja, ca), (jb, cb) = [(list(joints).index(m.wrap_objid[adr + i]), m.wrap_prm[adr + i]) for i in range(2)]
+    couplings.append((ja, ca, jb, cb, slack * m.tendon_range[t][1]))
 
   def tips(q):
-    d.qpos[:] = q0
+    d.qpos[:] = qpos0
     d.qpos[qidx] = q
     mujoco.mj_kinematics(m, d)
-    return d.site_xpos[env._tips].reshape(-1).copy()
+    return d.site_xpos[tips_ids].reshape(-1).copy()
 
   def excess(q):  # how far each coupling tendon is outside its range
     return np.array([max(abs(ca * q[ja] + cb * q[jb]) - r, 0.0) for ja, ca, jb, cb, r in couplings])
@@ -70,22 +99,38 @@ def main(argv=None):
     r = tips(q) - goal
     return np.concatenate([r, 10.0 * excess(q)]) if coupled else r
 
-  rng = np.random.default_rng(a.seed)
-  goals = np.asarray(jax.vmap(env.sample_goal)(jax.random.split(jax.random.PRNGKey(a.seed), a.goals)))
-  initial = env.initial_goal
   errors = collections.defaultdict(list)
   for goal in goals.astype(np.float64):
     moved = np.linalg.norm((goal - initial).reshape(5, 3), axis=1) > 1e-6
-    kind = FINGERS[int(np.flatnonzero(moved[:4])[0])] if moved.any() else "initial"
+    kind = FINGERS[int(np.flatnonzero(moved[:4])[0])] if moved[:4].any() else "initial"
     best = np.inf
-    for s in range(a.starts):
-      x0 = q0[qidx].clip(lo, hi) if s == 0 else rng.uniform(lo, hi)
+    for s in range(starts):
+      x0 = qpos0[qidx].clip(lo, hi) if s == 0 else rng.uniform(lo, hi)
       q = scipy.optimize.least_squares(residual, x0, args=(goal,), bounds=(lo, hi), max_nfev=400).x
       if not coupled or np.all(excess(q) <= 1e-5):
         best = min(best, float(np.linalg.norm(tips(q) - goal)))
       if best < 0.002:
         break
     errors[kind].append(best)
+  return errors
+
+
+def main(argv=None):
+  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  p.add_argument("--goals", type=int, default=200, help="goals sampled (seed --seed)")
+  p.add_argument("--starts", type=int, default=8, help="IK starts per goal (the first is the initial pose)")
+  p.add_argument("--seed", type=int, default=1)
+  p.add_argument("--reference", action="store_true", help="gymnasium-robotics' hand and goals, not ours")
+  p.add_argument("--uncoupled", action="store_true", help="let the coupled distal joints move freely")
+  p.add_argument(
+    "--slack", type=float, default=1.0, help="scale of the coupling tendons' range (0: J0 follows J1 exactly)"
+  )
+  p.add_argument("--json", default=None, help="write the per-kind figures here")
+  a = p.parse_args(argv)
+
+  world = (reference if a.reference else ours)(a.goals, a.seed)
+  rng = np.random.default_rng(a.seed)
+  errors = least_errors(*world, a.starts, rng, a.slack, not a.uncoupled)
 
   out = {}
   for kind in ("initial",) + FINGERS:
@@ -101,8 +146,9 @@ def main(argv=None):
         f"{1000 * out[kind]['median_error_m']:.1f} mm"
       )
   every = np.concatenate([np.array(v) for v in errors.values()])
-  out["all"] = {"goals": len(every), "reachable": float(np.mean(every < 0.01)), "coupled": coupled}
+  out["all"] = {"goals": len(every), "reachable": float(np.mean(every < 0.01)), "coupled": not a.uncoupled}
   out["slack"] = a.slack
+  out["model"] = "gymnasium-robotics 1.4.2 HandReach-v3" if a.reference else "mjx_envs HandReach (C MuJoCo)"
   print(
     f"all      {len(every):4d} goals  reachable {out['all']['reachable']:.3f} (an upper bound on success)"
   )
