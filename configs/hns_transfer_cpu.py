@@ -21,7 +21,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "1 seed, 38k-179k steps: no success either arm, returns even; Shelter not run (CPU, 2026-11-26)"
+MEASURED = "1 seed, 38k-179k steps (Shelter 102k): no success either arm, returns even (CPU, 2026-11-26)"
 
 _HNS = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant_cpu.py"))
 
