@@ -64,6 +64,8 @@ def her_fetch(out: str) -> None:
   slide = _json("her-fetch", "2026-11-24", "ddpg_slide.json")["runs"]
   old = _json("her-fetch", "2026-11-22", "her_fetch.json")["runs"]
   c_runs = _json("her-fetch", "2026-11-25", "her_fetch.json")["runs"]  # C physics; Slide's new physics
+  sac_1m = _json("her-fetch", "2026-11-26", "sac_push_1m.json")["runs"]  # SAC+HER Push to 1M env steps
+  slide_2h = _json("her-fetch", "2026-11-26", "slide_2h.json")["runs"]  # Slide, two hours alone-ish
   labels = {
     "pnp_ddpg": "DDPG+HER, her_fetch_pick_and_place_cpu (2026-11-25, C)",
     "slide_ddpg": "DDPG+HER, her_fetch_slide_cpu (2026-11-25, C, the strike-matched Slide)",
@@ -75,12 +77,14 @@ def her_fetch(out: str) -> None:
     "ddpg_her_fetch_pick_and_place": "DDPG+HER (batch 2,048)",
     "ddpg_her_fetch_slide": "DDPG+HER (batch 2,048)",
     "ddpg_reach": "DDPG+HER, ddpg_her_fetch_reach",
+    "sac_push": "SAC+HER, sac_her_fetch_push_cpu (2026-11-26, C, to 1M)",
+    "slide": "DDPG+HER, her_fetch_slide_cpu (2026-11-26, C, 140 min)",
   }
   panels = {
     "FetchReach": ([r for r in old if r["env"] == "FetchReach" and r["algo"] == "ddpg_her"], 1.0, None),
-    "FetchPush": ([r for r in new if r["env"] == "FetchPush"], 0.99, 0.8),
+    "FetchPush": ([r for r in new if r["env"] == "FetchPush"] + sac_1m, 0.99, 0.8),
     "FetchPickAndPlace": ([r for r in new + c_runs if r["env"] == "FetchPickAndPlace"], 0.9, None),
-    "FetchSlide": (slide + [r for r in c_runs if r["env"] == "FetchSlide"], 0.7, None),
+    "FetchSlide": (slide + [r for r in c_runs if r["env"] == "FetchSlide"] + slide_2h, 0.7, None),
   }
   fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
   for ax, (task, (runs, paper, paper_at)) in zip(axes.flat, panels.items()):
@@ -91,9 +95,11 @@ def her_fetch(out: str) -> None:
     _paper_line(ax, paper, f"HER paper, DDPG+HER 8 workers: ~{paper}")
     if paper_at is not None:
       ax.plot([paper_at], [paper], "o", color=PAPER["color"], label=f"paper: ~{paper} at ~{paper_at}M steps")
-    note = {"FetchReach": " (2026-11-22, Fetch's earlier physics)", "FetchPush": " (2026-11-24)"}.get(
-      task, " (2026-11-24, 2026-11-25)"
-    )
+    note = {
+      "FetchReach": " (2026-11-22, Fetch's earlier physics)",
+      "FetchPush": " (2026-11-24, SAC 2026-11-26)",
+      "FetchSlide": " (2026-11-24 to 2026-11-26)",
+    }.get(task, " (2026-11-24, 2026-11-25)")
     ax.set_title(task + note, fontsize=10)
     ax.set_xlabel("env steps (millions)")
     ax.set_ylabel("eval success rate")
