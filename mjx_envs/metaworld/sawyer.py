@@ -19,8 +19,9 @@ Observation (float32 [39], index layout as the reference's):
 The whole vector is clipped to the reference's observation space (hand within its `_HAND_SPACE`).
 
 `info` carries, per step, the reference's `evaluate_state` dict as float32: success, near_object,
-grasp_success, grasp_reward, in_place_reward, obj_to_target, unscaled_reward; and `target` [3],
-`rand_vec`, `prev` [18], `reads` (the named state quantities the reward reads, see `Task.reads`).
+grasp_success, grasp_reward, in_place_reward, obj_to_target, unscaled_reward (all 0 in a reset state:
+the reference's reset returns no info); and `target` [3], `rand_vec`, `prev` [18], `reads` (the named state
+quantities the reward reads, see `Task.reads`).
 `metrics`: success (this step), is_success (success at any step of the episode so far: the benchmark
 counts an episode as solved once it succeeds, its `terminate_on_success`), bad_action.
 
