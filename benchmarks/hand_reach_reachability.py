@@ -4,8 +4,9 @@ For each sampled goal (the env's own `sample_goal`, the reference's distribution
 IK over the 24 hand joints looks for joint positions whose fingertips meet the goal: C MuJoCo kinematics,
 each joint within its range, the four distal couplings `T_?FJ1c` held within their tendon range
 (`--slack` scales it), contacts ignored; the least 15-D fingertip error over several starts (the initial
-pose, then random poses within the ranges). A goal counts as reachable when that error is under the success threshold (0.01 m). Contacts
-can only remove poses, so the fraction reachable bounds the success of any policy from above.
+pose, then random poses within the ranges). A goal counts as reachable when that error is under the
+success threshold (0.01 m). Contacts can only remove poses, so the fraction reachable bounds the success
+of any policy from above.
 
     python benchmarks/hand_reach_reachability.py --goals 400 [--uncoupled] [--json OUT]
 
@@ -63,16 +64,11 @@ def reference(n_goals: int, seed: int):
     env.reset(seed=seed + i)
     goals.append(env.goal.copy())
   m = env.model
-  env.reset(seed=seed)
-  qpos0 = env.initial_qpos.copy() if hasattr(env, "initial_qpos") else env.data.qpos.copy()
-  joints = list(range(m.njnt))
-  qidx = m.jnt_qposadr[joints]
-  name = lambda kind, i: mujoco.mj_id2name(m, kind, i)
-  tips = np.array(
-    [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, f"robot0:S_{f}tip") for f in FINGERS + ("th",)]
-  )
-  tendons = [t for t in range(m.ntendon) if name(mujoco.mjtObj.mjOBJ_TENDON, t).endswith("J1c")]
-  return m, np.asarray(qpos0, np.float64), qidx, joints, tips, tendons, np.asarray(goals), env.initial_goal
+  joints = list(range(m.njnt))  # HandReach's model is the hand alone
+  tips = np.array([m.site(f"robot0:S_{f}tip").id for f in FINGERS + ("th",)])
+  tendons = [t for t in range(m.ntendon) if m.tendon(t).name.endswith("J1c")]
+  qpos0 = np.asarray(env.initial_qpos, np.float64)  # the state every reset starts from
+  return m, qpos0, m.jnt_qposadr[joints], joints, tips, tendons, np.asarray(goals), env.initial_goal
 
 
 def least_errors(m, qpos0, qidx, joints, tips_ids, tendons, goals, initial, starts, rng, slack, coupled):
@@ -83,7 +79,7 @@ def least_errors(m, qpos0, qidx, joints, tips_ids, tendons, goals, initial, star
   couplings = []
   for t in tendons:
     adr = m.tendon_adr[t]
-    (ja, ca), (jb, cb) = [(list(joints).index(m.wrap_objid[adr + i]), m.wrap_prm[adr + i]) for i in range(2)]
+    (ja, ca), (jb, cb) = [(joints.index(m.wrap_objid[adr + i]), m.wrap_prm[adr + i]) for i in range(2)]
     couplings.append((ja, ca, jb, cb, slack * m.tendon_range[t][1]))
 
   def tips(q):

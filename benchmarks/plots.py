@@ -65,7 +65,9 @@ def her_fetch(out: str) -> None:
   old = _json("her-fetch", "2026-11-22", "her_fetch.json")["runs"]
   c_runs = _json("her-fetch", "2026-11-25", "her_fetch.json")["runs"]  # C physics; Slide's new physics
   sac_1m = _json("her-fetch", "2026-11-26", "sac_push_1m.json")["runs"]  # SAC+HER Push to 1M env steps
-  slide_2h = _json("her-fetch", "2026-11-26", "slide_2h.json")["runs"]  # Slide, two hours alone-ish
+  slide_2h = _json("her-fetch", "2026-11-26", "slide_2h.json")[
+    "runs"
+  ]  # Slide, 140 minutes to 3.19M env steps
   labels = {
     "pnp_ddpg": "DDPG+HER, her_fetch_pick_and_place_cpu (2026-11-25, C)",
     "slide_ddpg": "DDPG+HER, her_fetch_slide_cpu (2026-11-25, C, the strike-matched Slide)",
