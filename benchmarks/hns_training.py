@@ -4,6 +4,7 @@ throughput of a config, and a summary of a run directory's emergence.
   python benchmarks/hns_training.py baseline [--episodes 256] [--config hns_full_cpu]  # random teams' level
   python benchmarks/hns_training.py throughput [--config hns_quadrant_cpu] [--set k=v ...] [--chunks 3]
   python benchmarks/hns_training.py summary RUN_DIR                   # phases seen in metrics.jsonl
+  python benchmarks/hns_training.py compare NAME=RUN_DIR NAME=RUN_DIR [--every 512000] [--json OUT]
 
 `baseline` plays whole episodes of the config's game (default the quadrant) (a) with uniformly random
 actions for every agent, and (b) with the config's untrained policy (agents.mappo.train's evaluation), and
@@ -11,6 +12,10 @@ prints each team's mean episode return (the mean over the team's agents present 
 level the seekers' reward must rise above. `throughput` times compiled train chunks (train_many of
 run.eval_every updates) after a warm-up chunk: world steps/s and agent steps/s (world steps x agents).
 `summary` smooths the evaluation returns (window 5) and reports the first, peak and last levels.
+`compare` puts runs side by side at equal world steps (e.g. with and without `agent.past_opponent_prob`):
+each run's 5-evaluation means at every `--every` world steps (both teams' training returns, the hidden
+fraction, box moves and locks in preparation) and the phase timing, the world steps at which the
+seekers' 5-evaluation mean training return first reaches -25, -20 and -15 (random play: about -34).
 """
 
 from __future__ import annotations
@@ -144,6 +149,76 @@ def summary(run_dir: str, window: int = 5):
   return out
 
 
+PHASE_LEVELS = (-25.0, -20.0, -15.0)  # the seekers' training return on the way up from random (-34)
+
+
+def _smoothed(rows: list[dict], key: str, window: int) -> np.ndarray:
+  """[len(rows)] trailing mean over `window` evaluations (fewer at the start)."""
+  x = np.array([r[key] for r in rows], np.float64)
+  c = np.cumsum(np.concatenate([[0.0], x]))
+  lo = np.maximum(np.arange(1, len(x) + 1) - window, 0)
+  return (c[1:] - c[lo]) / (np.arange(1, len(x) + 1) - lo)
+
+
+def compare(runs: dict[str, str], every: int = 512_000, window: int = 5, out: str | None = None):
+  """Runs side by side at equal world steps: {name: run_dir} -> {name: {"rows": [...], "timing": {...}}}."""
+  keys = ("train/seeker_return", "train/hider_return", "eval/hidden_fraction")
+  keys += ("train/max_box_move_prep", "train/num_box_lock_prep")
+  result = {}
+  for name, run_dir in runs.items():
+    rows = [json.loads(line) for line in open(os.path.join(run_dir, "metrics.jsonl")) if line.strip()]
+    steps = np.array([r["env_steps"] for r in rows])
+    smooth = {k: _smoothed(rows, k, window) for k in keys}
+    marks = list(range(every, int(steps[-1]) + 1, every))
+    if not marks or marks[-1] != steps[-1]:
+      marks.append(int(steps[-1]))
+    table = []
+    for m in marks:
+      i = int(np.searchsorted(steps, m, side="right")) - 1  # the last evaluation at or before m
+      table.append({"world_steps": int(steps[i]), **{k: round(float(smooth[k][i]), 3) for k in keys}})
+    seeker = smooth["train/seeker_return"]
+    timing = {}
+    for level in PHASE_LEVELS:
+      hit = np.nonzero(seeker >= level)[0]
+      timing[f"seekers_reach_{level:g}"] = int(steps[hit[0]]) if hit.size else None
+    past = [r for r in rows if "train/past_episodes" in r]
+    extra = {}
+    if past:  # the pool arm: how often the current team beat the past one, over the whole run
+      eps = sum(r["train/past_episodes"] for r in past)
+      extra["past_win_rate"] = round(sum(r["train/past_wins"] for r in past) / max(eps, 1e-9), 3)
+      extra["past_episodes"] = int(round(eps))
+    result[name] = {
+      "run": run_dir,
+      "world_steps": int(steps[-1]),
+      "wall_min": round(rows[-1]["wall_s"] / 60, 1),
+      "rows": table,
+      "timing": timing,
+      **extra,
+    }
+  print("| world steps | " + " | ".join(f"{n}: seekers / hidden / box locks prep" for n in runs) + " |")
+  print("|---|" + "---|" * len(runs))
+  n_rows = max(len(r["rows"]) for r in result.values())
+  for j in range(n_rows):
+    cells, at = [], None
+    for name in runs:
+      rr = result[name]["rows"]
+      if j < len(rr):
+        r = rr[j]
+        at = at or r["world_steps"]
+        cells.append(
+          f"{r['train/seeker_return']:.1f} / {r['eval/hidden_fraction']:.2f} / {r['train/num_box_lock_prep']:.2f}"
+        )
+      else:
+        cells.append("")
+    print(f"| {at / 1e6:.2f}M | " + " | ".join(cells) + " |")
+  for name, r in result.items():
+    print(name, json.dumps(r["timing"]), {k: r[k] for k in ("past_win_rate", "past_episodes") if k in r})
+  if out:
+    with open(out, "w") as f:
+      json.dump({"every": every, "window": window, "runs": result}, f, indent=1)
+  return result
+
+
 def main(argv=None):
   p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   sub = p.add_subparsers(dest="cmd", required=True)
@@ -156,11 +231,20 @@ def main(argv=None):
   tp.add_argument("--chunks", type=int, default=3)
   s = sub.add_parser("summary")
   s.add_argument("run_dir")
+  c = sub.add_parser("compare")
+  c.add_argument("runs", nargs="+", help="NAME=RUN_DIR, two or more")
+  c.add_argument("--every", type=int, default=512_000, help="world steps between table rows")
+  c.add_argument("--json", default=None, help="also write the comparison here")
   a = p.parse_args(argv)
   if a.cmd == "baseline":
     baseline(a.episodes, name=a.config)
   elif a.cmd == "throughput":
     throughput(a.config, a.set, a.chunks)
+  elif a.cmd == "compare":
+    bad = [r for r in a.runs if "=" not in r]
+    if bad:
+      p.error(f"compare takes NAME=RUN_DIR, got {bad}")
+    compare(dict(r.split("=", 1) for r in a.runs), a.every, out=a.json)
   else:
     summary(a.run_dir)
 

@@ -258,6 +258,14 @@ def league(out: str) -> None:
   _finish(fig, os.path.join(out, "league.png"), "Ratings, surgery and staleness, 2-core CPU (2026-11-24)")
 
 
+def _world_steps_axes(axes) -> None:
+  """The hide-and-seek figures' panels: world steps on x, a light grid, a small legend."""
+  for ax in axes:
+    ax.set_xlabel("world steps (millions)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
 def hide_and_seek(out: str) -> None:
   """The hns_quadrant_cpu run: the teams' returns, hiding, and tool use in the preparation phase."""
   rows = _rows("hide-and-seek", "2026-11-24-mappo", "metrics.jsonl")
@@ -276,14 +284,46 @@ def hide_and_seek(out: str) -> None:
   ):
     ax3.plot(*_series(rows, key), label=label)
   ax3.set_title("tool use (paper: forts at ~25M episodes; here 12.6k)", fontsize=10)
-  for ax in (ax1, ax2, ax3):
-    ax.set_xlabel("world steps (millions)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+  _world_steps_axes((ax1, ax2, ax3))
   _finish(
     fig,
     os.path.join(out, "hide_and_seek.png"),
     "Hide-and-seek, hns_quadrant_cpu, 126 min on a 2-core CPU (2026-11-24)",
+  )
+
+
+def _trailing(ys: list[float], window: int = 5) -> list[float]:
+  """Trailing means over `window` points (fewer at the start), as hns_training.compare smooths."""
+  return [sum(ys[max(0, i + 1 - window) : i + 1]) / (i + 1 - max(0, i + 1 - window)) for i in range(len(ys))]
+
+
+def hns_pool(out: str) -> None:
+  """hns_quadrant_cpu with and without past opponents (agent.past_opponent_prob), per seed."""
+  base = _path("hide-and-seek", "2026-11-27-pool")
+  arms = sorted(d for d in os.listdir(base) if os.path.isfile(os.path.join(base, d, "metrics.jsonl")))
+  fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+  panels = (
+    ("train/seeker_return", "seekers' training return (hiders: the negative)"),
+    ("eval/hidden_fraction", "hiders hidden after preparation (evaluation)"),
+    ("train/num_box_lock_prep", "boxes locked at the end of preparation"),
+  )
+  for arm in arms:  # "<nopool|pool>_s<seed>"
+    rows = _rows("hide-and-seek", "2026-11-27-pool", arm, "metrics.jsonl")
+    pool = arm.startswith("pool")
+    style = dict(color="C1" if pool else "C0", linestyle="-" if arm.endswith("s0") else "--")
+    for ax, (key, _) in zip(axes, panels):
+      xs, ys = _series(rows, key)
+      ax.plot(
+        xs, _trailing(ys), label=("past opponents 0.2, " if pool else "current only, ") + arm[-2:], **style
+      )
+  axes[0].axhline(-34.2, **PAPER, label="random actions (-34.2)")
+  for ax, (_, title) in zip(axes, panels):
+    ax.set_title(title, fontsize=10)
+  _world_steps_axes(axes)
+  _finish(
+    fig,
+    os.path.join(out, "hns_pool.png"),
+    "Hide-and-seek with and without the opponent pool, hns_quadrant_cpu (5-evaluation means, 2026-11-27)",
   )
 
 
@@ -398,6 +438,7 @@ FIGURES = {
   "selfplay_c": selfplay_c,
   "league": league,
   "hide_and_seek": hide_and_seek,
+  "hns_pool": hns_pool,
   "mt10": mt10,
   "transfer": transfer,
 }
