@@ -14,8 +14,10 @@ run.eval_every updates) after a warm-up chunk: world steps/s and agent steps/s (
 `summary` smooths the evaluation returns (window 5) and reports the first, peak and last levels.
 `compare` puts runs side by side at equal world steps (e.g. with and without `agent.past_opponent_prob`):
 each run's 5-evaluation means at every `--every` world steps (both teams' training returns, the hidden
-fraction, box moves and locks in preparation) and the phase timing, the world steps at which the
-seekers' 5-evaluation mean training return first reaches -25, -20 and -15 (random play: about -34).
+fraction, box moves and locks in preparation), the phase timing (the world steps at which the seekers'
+5-evaluation mean training return first reaches -25, -20 and -15; random play: about -34) and the
+hiders' largest recovery (the largest fall of that mean from a peak to a later trough, beside the spread
+of the five evaluations there).
 """
 
 from __future__ import annotations
@@ -181,6 +183,22 @@ def compare(runs: dict[str, str], every: int = 512_000, window: int = 5, out: st
     for level in PHASE_LEVELS:
       hit = np.nonzero(seeker >= level)[0]
       timing[f"seekers_reach_{level:g}"] = int(steps[hit[0]]) if hit.size else None
+    # The issue's measure of the hiders' recovery: the largest fall of the seekers' 5-evaluation mean from
+    # a peak to a later trough (the hiders' return rises by as much), against the spread (sd) of the five
+    # training returns at the peak and at the trough.
+    raw = np.array([r["train/seeker_return"] for r in rows], np.float64)
+    drop = np.maximum.accumulate(seeker) - seeker
+    j = int(np.argmax(drop))
+    i = int(np.argmax(seeker[: j + 1]))
+    spread = [float(np.std(raw[max(0, k + 1 - window) : k + 1], ddof=1)) if k > 0 else 0.0 for k in (i, j)]
+    recovery = {
+      "seekers_peak": round(float(seeker[i]), 2),
+      "peak_at": int(steps[i]),
+      "seekers_trough": round(float(seeker[j]), 2),
+      "trough_at": int(steps[j]),
+      "hiders_rise": round(float(drop[j]), 2),
+      "spread": round(max(spread), 2),
+    }
     past = [r for r in rows if "train/past_episodes" in r]
     extra = {}
     if past:  # the pool arm: how often the current team beat the past one, over the whole run
@@ -193,6 +211,7 @@ def compare(runs: dict[str, str], every: int = 512_000, window: int = 5, out: st
       "wall_min": round(rows[-1]["wall_s"] / 60, 1),
       "rows": table,
       "timing": timing,
+      "hider_recovery": recovery,
       **extra,
     }
   print("| world steps | " + " | ".join(f"{n}: seekers / hidden / box locks prep" for n in runs) + " |")
@@ -205,14 +224,15 @@ def compare(runs: dict[str, str], every: int = 512_000, window: int = 5, out: st
       if j < len(rr):
         r = rr[j]
         at = at or r["world_steps"]
-        cells.append(
-          f"{r['train/seeker_return']:.1f} / {r['eval/hidden_fraction']:.2f} / {r['train/num_box_lock_prep']:.2f}"
-        )
+        cell = f"{r['train/seeker_return']:.1f} / {r['eval/hidden_fraction']:.2f} / {r['train/num_box_lock_prep']:.2f}"
+        # A run's last row is at its own last evaluation, which may not be the row's mark.
+        cells.append(cell if r["world_steps"] == at else f"{cell} (at {r['world_steps'] / 1e6:.2f}M)")
       else:
         cells.append("")
     print(f"| {at / 1e6:.2f}M | " + " | ".join(cells) + " |")
   for name, r in result.items():
-    print(name, json.dumps(r["timing"]), {k: r[k] for k in ("past_win_rate", "past_episodes") if k in r})
+    print(name, json.dumps(r["timing"]), json.dumps(r["hider_recovery"]))
+    print(" ", {k: r[k] for k in ("world_steps", "wall_min", "past_win_rate", "past_episodes") if k in r})
   if out:
     with open(out, "w") as f:
       json.dump({"every": every, "window": window, "runs": result}, f, indent=1)

@@ -50,6 +50,13 @@ def test_compare_times_the_seekers_phase_and_aligns_rows(tmp_path):
   assert res["pool"]["rows"][0]["train/hider_return"] == pytest.approx(22.0)
   assert res["pool"]["past_win_rate"] == pytest.approx(0.6) and res["pool"]["past_episodes"] == 10
   assert "past_win_rate" not in res["nopool"]
+  # Fast: means -34, -22, -10, -10 never fall; slow: a climb with no fall either. A swing below:
+  assert res["pool"]["hider_recovery"]["hiders_rise"] == 0.0
+  swing = _run(tmp_path / "c", [-34, -10, -10, -20, -30, -12])  # means -34, -22, -10, -15, -25, -21
+  rec = hns_training.compare({"swing": swing}, every=200, window=2)["swing"]["hider_recovery"]
+  assert rec["seekers_peak"] == -10 and rec["peak_at"] == 300
+  assert rec["seekers_trough"] == -25 and rec["trough_at"] == 500 and rec["hiders_rise"] == 15
+  assert rec["spread"] == 7.07  # sd of (-20, -30) at the trough, rounded; (-10, -10) at the peak: 0
   assert json.loads(out.read_text())["runs"]["pool"]["timing"] == res["pool"]["timing"]
 
 
