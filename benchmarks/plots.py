@@ -304,7 +304,7 @@ def hns_pool(out: str) -> None:
   fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
   panels = (
     ("train/seeker_return", "seekers' training return (hiders: the negative)"),
-    ("eval/hidden_fraction", "hiders hidden after preparation (evaluation)"),
+    ("eval/hidden_fraction", "hiders hidden, fraction of seeking steps (evaluation)"),
     ("train/num_box_lock_prep", "boxes locked at the end of preparation"),
   )
   for arm in arms:  # "<nopool|pool>_s<seed>"

@@ -13,7 +13,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "seekers -34 to -12.9 in 1.15M world steps, 2 h; no hider recovery, no fort (CPU, 2026-11-26)"
+MEASURED = "seekers -34 to -12 by 1M world steps, then swings of -19 to -2 to 4.3M; no fort (CPU, 2026-11-27)"
 
 _FULL = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant.py"))
 
