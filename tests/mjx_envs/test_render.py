@@ -51,8 +51,8 @@ def _at(states, t):
 # channel is more than LEVELS apart, "the same picture" allows SAME_FRAME_PIXELS of those (the measured
 # noise had none), and frames of other states must stay apart by more than twice that.
 # Open (2026-11-27): the default tier failed here once (21 pixels), and the noise was reproduced outside
-# pytest (FetchPush's state 0 at 160 x 120, 12-200 renders per process, each a fresh mujoco.Renderer): in 7
-# of 20 processes some renders draw a second picture, always 24 pixels apart of which 21 by more than 4
+# pytest (FetchPush's state 0 at 160 x 120, 12-200 renders per process, each a fresh mujoco.Renderer): in 9
+# of 29 processes some renders draw a second picture, always 24 pixels apart of which 21 by more than 4
 # levels (at most 23), inside the ghost; warm-up renders and LP_NUM_THREADS=1 do not remove it. The cause
 # (two outcomes, chosen per render) is not found yet; the bar stays until it is.
 LEVELS = 4
