@@ -555,6 +555,16 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   if not resume:
     with open(os.path.join(run_dir, "config.json"), "w") as f:
       json.dump(cfg, f, indent=2)
+  else:
+    # A resume that extends the run (--steps) records the new total, so that a later plain --resume
+    # continues to it instead of stopping at the old one.
+    stored = experiment.run_config(run_dir)
+    total = cfg["agent"].get("total_env_steps")
+    if stored["agent"].get("total_env_steps") != total:
+      print(f"[{name}] agent.total_env_steps {stored['agent'].get('total_env_steps')} -> {total}", flush=True)
+      stored["agent"]["total_env_steps"] = total
+      with open(os.path.join(run_dir, "config.json"), "w") as f:
+        json.dump(stored, f, indent=2)
   c, rc = algo.config, cfg["run"]
   seed = rc["seed"]
   mesh = sharding.data_mesh(c.num_envs, devices)
@@ -605,6 +615,12 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   total_chunks = -(-c.num_updates // updates_per_chunk)
   headline = getattr(algo, "headline", HEADLINE)
   logger = Logger(run_dir, total_chunks * steps_per_chunk, meta["env_steps"], progress, headline)
+  if meta["chunks"] >= total_chunks:
+    print(
+      f"[{name}] nothing to train: {meta['env_steps']} env steps done, agent.total_env_steps="
+      f"{cfg['agent'].get('total_env_steps')}; --resume {run_dir} --steps N goes on to N",
+      flush=True,
+    )
   wall0 = time.time() - meta["wall_s"]
   session0 = time.time()  # run.max_minutes counts this invocation's training time only
   row = None

@@ -173,6 +173,29 @@ def _final_params(run_dir):
   return state, meta
 
 
+def test_resume_with_steps_extends_the_run_for_later_resumes(tmp_path):
+  """--resume --steps N records N in config.json, so a later plain --resume continues to N; a resume of
+  a run that has reached its total says so instead of exiting silently."""
+  run_dir = str(tmp_path / "run")
+  tiny = [a if a != str(16 * 5 * 12) else str(16 * 5 * 2) for a in TINY]
+  train_py = [sys.executable, os.path.join(ROOT, "train.py"), "--devices", "1"]
+
+  def run(*args):
+    out = subprocess.run(
+      train_py + list(args), check=True, env=_env(), cwd=ROOT, timeout=600, capture_output=True, text=True
+    )
+    return out.stdout
+
+  run(*tiny, "--out", run_dir)
+  out = run("--resume", run_dir, "--steps", str(16 * 5 * 4), "--no-progress")
+  assert "agent.total_env_steps 160 -> 320" in out, out[-2000:]
+  assert json.load(open(os.path.join(run_dir, "config.json")))["agent"]["total_env_steps"] == 320
+  out = run("--resume", run_dir, "--no-progress")
+  assert "nothing to train: 320 env steps done" in out, out[-2000:]
+  steps = [json.loads(line)["env_steps"] for line in open(os.path.join(run_dir, "metrics.jsonl"))]
+  assert steps == [80, 160, 240, 320]
+
+
 def test_resume_after_sigkill_is_exact(tmp_path):
   """On 2 host devices (train.py's CPU default on a 2-core machine; forced here so any machine tests
   it): the count is stored in config.json and a resume without --devices uses it again."""
