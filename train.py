@@ -5,6 +5,7 @@
   python train.py --list                   # list the configs in configs/
   python train.py --config NAME --set agent.learning_rate=1e-3 --steps 2e6 --num-envs 512 --seed 1
   python train.py --resume runs/DIR        # continue an interrupted run exactly
+  python train.py --resume runs/DIR --steps 8e6   # extend a run to 8M env steps (kept in its config.json)
   python train.py --resume runs/DIR --set agent.hidden=(128,128)   # surgery: a new architecture, same skill
   python train.py --video                  # also render one episode of the trained policy to video.mp4
 
