@@ -553,6 +553,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     print(f"[{name}] physics: {IMPL_NAMES.get(impl, impl)} (env.impl={impl}, {why})", flush=True)
   if impl and requested == "auto":  # config.json records the choice: a resume steps the same physics
     cfg = {**cfg, "env": {**cfg["env"], "impl": impl}}
+  stored = None
   if not resume:
     with open(os.path.join(run_dir, "config.json"), "w") as f:
       json.dump(cfg, f, indent=2)
@@ -579,7 +580,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
 
   t0 = time.time()
   resuming = resume and ckpt.latest_step() is not None
-  old_cfg = experiment.run_config(run_dir) if resuming else None
+  old_cfg = stored if resuming else None  # its architecture: what surgery compares against
   changed = surgery.changed_fields(old_cfg["agent"], cfg["agent"]) if resuming else []
   if changed and not getattr(algo, "supports_surgery", True):
     raise SystemExit(

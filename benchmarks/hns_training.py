@@ -39,6 +39,7 @@ import numpy as np
 import train
 from agents import experiment
 from agents.mappo import train as mappo
+from benchmarks import plots
 
 
 def _cfg(name, sets=()):
@@ -154,14 +155,6 @@ def summary(run_dir: str, window: int = 5):
 PHASE_LEVELS = (-25.0, -20.0, -15.0)  # the seekers' training return on the way up from random (-34)
 
 
-def _smoothed(rows: list[dict], key: str, window: int) -> np.ndarray:
-  """[len(rows)] trailing mean over `window` evaluations (fewer at the start)."""
-  x = np.array([r[key] for r in rows], np.float64)
-  c = np.cumsum(np.concatenate([[0.0], x]))
-  lo = np.maximum(np.arange(1, len(x) + 1) - window, 0)
-  return (c[1:] - c[lo]) / (np.arange(1, len(x) + 1) - lo)
-
-
 def compare(runs: dict[str, str], every: int = 512_000, window: int = 5, out: str | None = None):
   """Runs side by side at equal world steps: {name: run_dir} -> {name: {"rows": [...], "timing": {...}}}."""
   keys = ("train/seeker_return", "train/hider_return", "eval/hidden_fraction")
@@ -170,7 +163,7 @@ def compare(runs: dict[str, str], every: int = 512_000, window: int = 5, out: st
   for name, run_dir in runs.items():
     rows = [json.loads(line) for line in open(os.path.join(run_dir, "metrics.jsonl")) if line.strip()]
     steps = np.array([r["env_steps"] for r in rows])
-    smooth = {k: _smoothed(rows, k, window) for k in keys}
+    smooth = {k: np.array(plots.trailing_mean([r[k] for r in rows], window)) for k in keys}
     marks = list(range(every, int(steps[-1]) + 1, every))
     if not marks or marks[-1] != steps[-1]:
       marks.append(int(steps[-1]))

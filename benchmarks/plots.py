@@ -65,9 +65,8 @@ def her_fetch(out: str) -> None:
   old = _json("her-fetch", "2026-11-22", "her_fetch.json")["runs"]
   c_runs = _json("her-fetch", "2026-11-25", "her_fetch.json")["runs"]  # C physics; Slide's new physics
   sac_1m = _json("her-fetch", "2026-11-26", "sac_push_1m.json")["runs"]  # SAC+HER Push to 1M env steps
-  slide_2h = _json("her-fetch", "2026-11-26", "slide_2h.json")[
-    "runs"
-  ]  # Slide, 140 minutes to 3.19M env steps
+  # Slide, 140 minutes to 3.19M env steps
+  slide_2h = _json("her-fetch", "2026-11-26", "slide_2h.json")["runs"]
   labels = {
     "pnp_ddpg": "DDPG+HER, her_fetch_pick_and_place_cpu (2026-11-25, C)",
     "slide_ddpg": "DDPG+HER, her_fetch_slide_cpu (2026-11-25, C, the strike-matched Slide)",
@@ -292,8 +291,9 @@ def hide_and_seek(out: str) -> None:
   )
 
 
-def _trailing(ys: list[float], window: int = 5) -> list[float]:
-  """Trailing means over `window` points (fewer at the start), as hns_training.compare smooths."""
+def trailing_mean(ys, window: int = 5) -> list[float]:
+  """[len(ys)] trailing means over `window` points (fewer at the start); hns_training.compare smooths
+  with it too."""
   return [sum(ys[max(0, i + 1 - window) : i + 1]) / (i + 1 - max(0, i + 1 - window)) for i in range(len(ys))]
 
 
@@ -314,7 +314,10 @@ def hns_pool(out: str) -> None:
     for ax, (key, _) in zip(axes, panels):
       xs, ys = _series(rows, key)
       ax.plot(
-        xs, _trailing(ys), label=("past opponents 0.2, " if pool else "current only, ") + arm[-2:], **style
+        xs,
+        trailing_mean(ys),
+        label=("past opponents 0.2, " if pool else "current only, ") + arm[-2:],
+        **style,
       )
   axes[0].axhline(-34.2, **PAPER, label="random actions (-34.2)")
   for ax, (_, title) in zip(axes, panels):
