@@ -39,10 +39,11 @@ Deliberate differences:
 - Meshes are left out: visual-only geoms stand in for them (objGeom a sphere at the handle, with the
   reference's local frame, which the observation reads).
 
-The scripted controller (`scripted`, written for this model): lift the handle ball along its arc from
-below with the closed gripper. Measured (benchmarks/scripted_success.py, C backend, 100 episodes of 500
-steps, 2026-11-26): 100/100, first successes at steps 59-83 (8 episodes); the reference's own policy in the
-reference: step 70.
+The scripted controller (`scripted`, written for this model): lift the handle ball along its arc with
+the wrist, from below. Measured (benchmarks/scripted_success.py, C backend, 100 episodes of 500 steps):
+92/100 (2026-11-27, since the hand's wrist collides as the reference's does; 100/100 on 2026-11-26 pushing
+with the pads, which the wrist now keeps from the ball); the reference's own policy in the reference
+succeeds at step 70.
 Parity (test_metaworld_parity.py, fixture `metaworld_reference_dials`): reward and info within the default
 1e-4; first observed pose within 1.79e-2 m (the reference's first records in two episodes come after its
 hand began lifting the arm).
@@ -157,9 +158,8 @@ def reward(obs, action, reads):
 def scripted(obs):
   """Scripted controller (written for this model): lift the handle ball along its arc with the closed
   gripper. The hinge is goal - (0, 0, 0.2); the arm's direction u (in y-z) comes from the observed ball.
-  The pads' box (x +-0.015, y -0.0115 .. +0.0215, z +-0.045 about the hand) pushes the ball along the
-  arc's tangent t (up, then towards +y): the hand goes to 2 cm behind the contact point along -t, first
-  below the ball, then drives 4 cm past it along t (1 cm towards the hinge); it holds the ball once the arm
+  The wrist's upper corner pushes the ball along the arc's tangent t (up, then towards +y): the hand goes
+  to 2 cm behind the contact point along -t, first below the ball, then drives 4 cm past it along t (1 cm towards the hinge); it holds the ball once the arm
   is within 0.06 rad of vertical."""
   hand, ball, goal = obs[..., 0:3], obs[..., 4:7], obs[..., 36:39]
   axis = goal - jnp.array([0.0, 0.0, LEVER_RADIUS])
@@ -167,16 +167,20 @@ def scripted(obs):
   u = rel / jnp.maximum(jnp.linalg.norm(rel, axis=-1, keepdims=True), 1e-6)
   t = jnp.stack([u[..., 1], -u[..., 0]], -1)  # (y, z) tangent of the upward swing: up at the start
   up = jnp.arctan2(rel[..., 1], -rel[..., 0])  # the arm's angle above horizontal
-  ext = jnp.abs(t[..., 1]) * 0.045 + jnp.where(t[..., 0] > 0, 0.0215, 0.0115) * jnp.abs(t[..., 0])
-  contact = ball[..., 1:3] - t * (0.03 + ext[..., None])
+  # The wrist (sawyer.WRIST_BOXES: y +-0.05, top 0.0925 above the hand) does the pushing: while the arm
+  # is low the ball rides on the wrist's top by its +y edge (a hand centred under the ball would press
+  # the 10 cm-wide wrist against the lever's arm, which leaves the ball towards the hinge); as the swing
+  # turns towards +y, the wrist's +y face pushes it at mid-height. Where the ball sits, from the hand:
+  on_top, beside = jnp.array([0.04, 0.1225]), jnp.array([0.08, 0.07])
+  contact = ball[..., 1:3] - (t[..., 1:2] ** 2 * on_top + t[..., 0:1] ** 2 * beside)
   pre = contact - 0.02 * t
   # drive past the contact point, less so near the top (the light arm follows the hand)
   ahead = 0.04 * jnp.clip((math.pi / 2 - 0.03 - up) / 0.4, 0.0, 1.0)
-  push = contact + ahead[..., None] * t - 0.01 * u
+  push = contact + ahead[..., None] * t
   hyz = hand[..., 1:3]
   aligned_x = jnp.abs(hand[..., 0] - ball[..., 0]) < 0.01
   near_pre = jnp.linalg.norm(hyz - pre, axis=-1) < 0.015
-  behind = jnp.sum((hyz - contact) * t, -1) < 0.01
+  behind = jnp.sum((hyz - contact) * t, -1) < 0.03
   normal = jnp.abs(jnp.sum((hyz - contact) * u, -1)) < 0.03
   engaged = aligned_x & behind & normal & ((jnp.sum((hyz - pre) * t, -1) > -0.01) | near_pre)
   # approach: under the ball's height minus 0.11 until in line (x, y), then up to `pre`
