@@ -43,7 +43,8 @@ and BENCHMARKS.md, "Meta-World"):
   experts' results below).
 - The arm's wrist collides, as the reference's `right_hand` mesh does, as two boxes on the hand
   (`WRIST_BOXES`); the rest of the arm (its other collision meshes only meet what the arm's links touch)
-  is absent.
+  is absent. Where the wrist rubs a box, MJX-JAX's box-box contact is not C's: stick-pull's wrist on the
+  thermos's trim took one episode 5.1 cm from C's path in 138 steps (tests/mjx_envs/test_metaworld_sticks.py).
 - Measured effect of those two (2026-11-27, `scripts/reference_experts.py`, the reference's own experts
   driving our worlds, 10 episodes per task): the experts solved 443 of 500 episodes in ours before the
   sag and the wrist, 470 after (489 in the reference); lever-pull 0 -> 10 (the wrist lifts the lever),
