@@ -1,0 +1,83 @@
+"""A trained HandReach policy's success by the kind of goal: which finger the thumb is sent to meet.
+
+HandReach's goals (the reference's `_sample_goal`) are either the initial fingertips (10%) or the thumb
+and one of the fore, middle, ring or little fingers meeting near a point in front of the palm. The
+overall success rate hides which of these a learner has not learned; `benchmarks/hand_reach_reachability.py`
+gives the same split for what any controller can reach (ring: 0.75 of its goals, the others 1.00).
+
+    python benchmarks/hand_reach_by_finger.py --policy RUN/policy.msgpack --episodes 512 [--json OUT]
+    python benchmarks/hand_reach_by_finger.py --run RUN_DIR          # its latest checkpoint
+
+The policy acts deterministically on fresh episodes (C backend); success is the reference's: the 15-D
+fingertip error under 0.01 m at the episode's last step. A goal's finger is the one whose target lies more
+than 5 mm from its initial tip (none: the initial goal).
+"""
+
+from __future__ import annotations
+
+import mjx_envs
+from agents import experiment
+
+import argparse
+import json
+
+import jax
+import numpy as np
+
+KINDS = ("fore", "middle", "ring", "little")
+
+
+def by_finger(act, episodes: int, seed: int = 0) -> dict:
+  """{kind: {"goals", "success"}} and "all" for `episodes` fresh HandReach episodes under `act`."""
+  env = mjx_envs.make("HandReach", impl="c")
+
+  @jax.jit
+  def run(key):
+    k_reset, k_act = jax.random.split(key)
+    s0 = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
+
+    def body(carry, _):
+      s, k = carry
+      k, sub = jax.random.split(k)
+      return (jax.vmap(env.step)(s, act(s.obs, sub)), k), None
+
+    (s, _), _ = jax.lax.scan(body, (s0, k_act), None, length=env.episode_length)
+    return s0.obs["achieved_goal"], s.obs["achieved_goal"], s.obs["desired_goal"]
+
+  tips0, tips, goal = (np.asarray(x).reshape(episodes, 5, 3) for x in run(jax.random.PRNGKey(seed)))
+  success = np.linalg.norm((tips - goal).reshape(episodes, -1), axis=-1) < 0.01
+  moved = np.linalg.norm(goal - tips0, axis=-1)[:, :4] > 0.005  # the four fingers; the thumb moves too
+  kind = np.where(moved.any(1), np.argmax(moved, 1), -1)
+  out = {"all": {"goals": episodes, "success": float(success.mean())}}
+  for i, name in [(-1, "initial"), *enumerate(KINDS)]:
+    sel = kind == i
+    out[name] = {"goals": int(sel.sum()), "success": float(success[sel].mean()) if sel.any() else None}
+  return out
+
+
+def main(argv=None) -> int:
+  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  src = p.add_mutually_exclusive_group(required=True)
+  src.add_argument("--policy", help="a policy file of agents.experiment.export_policy")
+  src.add_argument("--run", help="a train.py run directory (its latest checkpoint)")
+  p.add_argument("--episodes", type=int, default=512)
+  p.add_argument("--seed", type=int, default=0)
+  p.add_argument("--json", help="write the table here")
+  args = p.parse_args(argv)
+  if args.policy:
+    act, _ = experiment.load_exported_policy(args.policy)
+  else:
+    act = experiment.load_policy(args.run)
+  out = by_finger(act, args.episodes, args.seed)
+  print("| goal | episodes | success |\n|---|---:|---:|")
+  for name, row in out.items():
+    rate = "-" if row["success"] is None else f"{row['success']:.2f}"
+    print(f"| {name} | {row['goals']} | {rate} |")
+  if args.json:
+    with open(args.json, "w") as f:
+      json.dump({"source": args.policy or args.run, "episodes": args.episodes, "seed": args.seed, **out}, f, indent=1)
+  return 0
+
+
+if __name__ == "__main__":
+  raise SystemExit(main())
