@@ -16,13 +16,14 @@ than 5 mm from its initial tip (none: the initial goal).
 from __future__ import annotations
 
 import mjx_envs
-from agents import experiment
 
 import argparse
 import json
 
 import jax
 import numpy as np
+
+from agents import experiment
 
 KINDS = ("fore", "middle", "ring", "little")
 
@@ -75,7 +76,9 @@ def main(argv=None) -> int:
     print(f"| {name} | {row['goals']} | {rate} |")
   if args.json:
     with open(args.json, "w") as f:
-      json.dump({"source": args.policy or args.run, "episodes": args.episodes, "seed": args.seed, **out}, f, indent=1)
+      json.dump(
+        {"source": args.policy or args.run, "episodes": args.episodes, "seed": args.seed, **out}, f, indent=1
+      )
   return 0
 
 

@@ -1,9 +1,9 @@
 """benchmarks/hand_reach_by_finger.py: every goal gets exactly one kind, in the proportions of the
 reference's goal sampling (the initial tips 10% of the time, else one of the four fingers at random)."""
 
-from benchmarks import hand_reach_by_finger as B
-
 import jax.numpy as jnp
+
+from benchmarks import hand_reach_by_finger as B
 
 
 def test_kinds_partition_the_goals_in_the_samplers_proportions():
