@@ -486,7 +486,10 @@ def set_dotted(cfg: dict[str, Any], *assignments: str) -> dict[str, Any]:
   as a string) and returns the config resolved, so checked (see `resolve`) once all are applied: pass
   together the ones that only make sense together (agent.num_envs=6 and agent.num_minibatches=3). A new
   env.name or agent.algo starts that section afresh from its defaults, as the old one's keys need not
-  exist in the new one."""
+  exist in the new one; except that a new algorithm of the same family keeps what the config changed in
+  the settings the two share (ddpg_her -> sac_her keeps a config's batch_size=2048 and total_env_steps,
+  the fields of their common HERConfig that differ from DDPG's defaults; each takes its own defaults
+  for the rest, e.g. its exploration)."""
   cfg = copy.deepcopy(dict(cfg))
   for assignment in assignments:
     if not isinstance(assignment, str) or "=" not in assignment:
@@ -507,10 +510,30 @@ def set_dotted(cfg: dict[str, Any], *assignments: str) -> dict[str, Any]:
     if (section, name) in (("env", "name"), ("agent", "algo")):
       (_check_env_name if section == "env" else _check_algo)(value)  # before its keys are looked up
       if value != cfg[section].get(name):
-        cfg[section] = {name: value}
+        kept = _family_changes(cfg[section].get(name), value, cfg[section]) if section == "agent" else {}
+        cfg[section] = {name: value, **kept}
     else:
       cfg[section][name] = value
   return resolve(cfg)
+
+
+def _family_changes(old_algo, new_algo, agent: dict[str, Any]) -> dict[str, Any]:
+  """The settings of `agent` (an `old_algo` section) that a switch to `new_algo` keeps: the fields of the
+  most specific config dataclass both algorithms' configs derive from (none for PPO against the HER
+  family) whose value differs from `old_algo`'s default."""
+  if old_algo not in ALGOS:
+    return {}
+  old_cls, new_cls = ALGOS[old_algo][0], ALGOS[new_algo][0]
+  shared = next((c for c in old_cls.__mro__ if dataclasses.is_dataclass(c) and c in new_cls.__mro__), None)
+  if shared is None:
+    return {}
+  defaults = {f.name: f.default for f in dataclasses.fields(old_cls)}
+  norm = lambda v: tuple(v) if isinstance(v, list) else v  # JSON's lists against the defaults' tuples
+  return {
+    f.name: agent[f.name]
+    for f in dataclasses.fields(shared)
+    if f.name in agent and norm(agent[f.name]) != norm(defaults.get(f.name))
+  }
 
 
 def build(cfg: dict[str, Any]):

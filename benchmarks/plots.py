@@ -434,6 +434,83 @@ def transfer(out: str) -> None:
   )
 
 
+def mt10_long(out: str) -> None:
+  """MT-SAC on MT10 for two hours: 2026-11-27's run (the hand with the arm's sag and the wrist's collision)
+  beside 2026-11-26's (before both), eval mean against env steps (10-evaluation trailing mean), and each
+  task at the end of the new run."""
+  new = _rows("metaworld", "2026-11-27", "mtsac_mt10_cpu_2h", "metrics.jsonl")
+  old = _rows("metaworld", "2026-11-26", "mtsac_mt10_cpu_2h", "metrics.jsonl")
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
+  for rows, color, label in (
+    (new, "k", "2026-11-27: sag + wrist, a quiet CPU"),
+    (old, "C0", "2026-11-26: before them, a crowded CPU"),
+  ):
+    xs, ys = _series(rows, "eval/success_rate")
+    ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
+    ax1.plot(xs, trailing_mean(ys, 10), color=color, label=label + " (10-evaluation mean)")
+  _paper_line(ax1, 0.683, "paper, MT-SAC: 68.3%")
+  ax1.set_xlabel("env steps (millions)")
+  ax1.set_ylabel("eval success, mean of the ten tasks")
+  ax1.set_ylim(-0.03, 1.05)
+  ax1.legend(fontsize=7, loc="lower right")
+  tasks = sorted(k.split("/", 2)[2] for k in new[-1] if k.startswith("eval/success_rate/"))
+  last = [r for r in new if "eval/success_rate" in r][-10:]
+  vals = [sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks]
+  ax2.barh(range(len(tasks)), vals, color="k")
+  ax2.set_yticks(range(len(tasks)), tasks, fontsize=7)
+  ax2.invert_yaxis()
+  ax2.set_xlim(0, 1.05)
+  ax2.set_title(
+    f"2026-11-27, per task, last ten evaluations (to {last[-1]['env_steps'] / 1e6:.2f}M)", fontsize=9
+  )
+  for ax in (ax1, ax2):
+    ax.grid(alpha=0.3)
+  _finish(
+    fig, os.path.join(out, "mt10_long.png"), "MT-SAC on MT10 (mtsac_mt10_cpu), C physics, one seed each"
+  )
+
+
+def hand_reach(out: str) -> None:
+  """HandReach on the CPU: DDPG+HER (2026-11-26) and SAC+HER (2026-11-27) eval success against env steps,
+  and each policy's success by the finger the thumb is sent to meet (benchmarks/hand_reach_by_finger.py)."""
+  ddpg = _rows("her-hand", "2026-11-26", "her_hand_reach_cpu", "metrics.jsonl")
+  sac = _rows("her-hand", "2026-11-27", "sac_her_hand_reach_cpu", "metrics.jsonl")
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
+  for rows, color, label in ((ddpg, "C0", "DDPG+HER (2026-11-26)"), (sac, "C3", "SAC+HER (2026-11-27)")):
+    xs, ys = _series(rows, "eval/success_rate")
+    ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
+    ax1.plot(xs, trailing_mean(ys, 5), color=color, label=label + " (5-evaluation mean)")
+  ax1.axhline(
+    0.948, color="0.5", linestyle="--", linewidth=1, label="reachable at all (IK, contacts ignored): 0.948"
+  )
+  _paper_line(ax1, 0.9, "issue 28's target: 0.9")
+  ax1.set_xlabel("env steps (millions)")
+  ax1.set_ylabel("eval success (64 episodes)")
+  ax1.set_ylim(-0.03, 1.05)
+  ax1.legend(fontsize=7, loc="lower right")
+  kinds = ("initial", "fore", "middle", "ring", "little")
+  base = _path("her-hand", "2026-11-27")
+  for i, (name, color, label) in enumerate(
+    (("by_finger_ddpg_936k.json", "C0", "DDPG+HER, 936k"), ("by_finger_sac_end.json", "C3", "SAC+HER, end"))
+  ):
+    with open(os.path.join(base, name)) as f:
+      table = json.load(f)
+    ax2.bar(
+      [j + 0.4 * i for j in range(len(kinds))],
+      [table[k]["success"] for k in kinds],
+      0.4,
+      color=color,
+      label=label,
+    )
+  ax2.bar([j + 0.8 for j in range(len(kinds))], [1, 1, 1, 0.75, 1], 0.15, color="0.7", label="reachable (IK)")
+  ax2.set_xticks([j + 0.3 for j in range(len(kinds))], kinds, fontsize=8)
+  ax2.set_title("success by the goal's finger (1,024 episodes each)", fontsize=9)
+  ax2.legend(fontsize=7, loc="center", bbox_to_anchor=(0.68, 0.5))  # over the ring finger's empty bars
+  for ax in (ax1, ax2):
+    ax.grid(alpha=0.3)
+  _finish(fig, os.path.join(out, "hand_reach.png"), "HandReach on a 2-core CPU, C physics, one seed each")
+
+
 FIGURES = {
   "her_fetch": her_fetch,
   "ppo_vs_brax": ppo_vs_brax,
@@ -443,6 +520,8 @@ FIGURES = {
   "hide_and_seek": hide_and_seek,
   "hns_pool": hns_pool,
   "mt10": mt10,
+  "mt10_long": mt10_long,
+  "hand_reach": hand_reach,
   "transfer": transfer,
 }
 

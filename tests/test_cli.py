@@ -267,6 +267,16 @@ def test_set_dotted():
   assert blocks["env"] == {**mjx_envs.default_config("BlocksPush"), "name": "BlocksPush", "num_objects": 2}
   asp = experiment.set_dotted(cfg, "agent.algo=asp", "env.name=BlocksSelfPlay")  # valid only together
   assert asp["agent"]["algo"] == "asp"
+  # Within a family the config's changes to the shared settings stay: her_hand_reach_cpu (DDPG+HER with
+  # batch 2,048, 3M steps, std floor 1e-2) as SAC+HER keeps them, and takes SAC's own exploration.
+  her = experiment.resolve(train.load_config("her_hand_reach_cpu"))
+  sac = experiment.set_dotted(her, "agent.algo=sac_her")["agent"]
+  assert (sac["batch_size"], sac["total_env_steps"], sac["obs_std_min"]) == (2048, 3_000_000, 0.01), sac
+  sac_defaults = experiment.set_dotted(
+    experiment.resolve(train.load_config("ddpg_her_fetch_push")), "agent.algo=sac_her"
+  )
+  assert sac["random_eps"] == sac_defaults["agent"]["random_eps"] != her["agent"]["random_eps"]
+  assert "noise_eps" not in sac and "alpha_lr" in sac
   assert cfg == experiment.resolve(train.load_config("ppo_fetch_reach"))  # the input is left alone
 
 
