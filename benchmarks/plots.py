@@ -471,15 +471,20 @@ def mt10_long(out: str) -> None:
 
 
 def hand_reach(out: str) -> None:
-  """HandReach on the CPU: DDPG+HER (2026-11-26) and SAC+HER (2026-11-27) eval success against env steps,
-  and each policy's success by the finger the thumb is sent to meet (benchmarks/hand_reach_by_finger.py)."""
-  ddpg = _rows("her-hand", "2026-11-26", "her_hand_reach_cpu", "metrics.jsonl")
-  sac = _rows("her-hand", "2026-11-27", "sac_her_hand_reach_cpu", "metrics.jsonl")
+  """HandReach on the CPU: DDPG+HER (2026-11-26) and SAC+HER (2026-11-27, batches of 256 and 2,048) eval
+  success against env steps, and each policy's success by the finger the thumb is sent to meet
+  (benchmarks/hand_reach_by_finger.py)."""
+  runs = (
+    (("2026-11-26", "her_hand_reach_cpu"), "by_finger_ddpg_936k.json", "C0", "DDPG+HER, batch 2,048"),
+    (("2026-11-27", "sac_her_b256"), "by_finger_sac_b256_1m.json", "C3", "SAC+HER, batch 256"),
+    (("2026-11-27", "sac_her_b2048"), "by_finger_sac_b2048.json", "C2", "SAC+HER, batch 2,048"),
+  )
+  runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
-  for rows, color, label in ((ddpg, "C0", "DDPG+HER (2026-11-26)"), (sac, "C3", "SAC+HER (2026-11-27)")):
-    xs, ys = _series(rows, "eval/success_rate")
+  for (date, name), _, color, label in runs:
+    xs, ys = _series(_rows("her-hand", date, name, "metrics.jsonl"), "eval/success_rate")
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
-    ax1.plot(xs, trailing_mean(ys, 5), color=color, label=label + " (5-evaluation mean)")
+    ax1.plot(xs, trailing_mean(ys, 5), color=color, label=f"{label} ({date}; 5-evaluation mean)")
   ax1.axhline(
     0.948, color="0.5", linestyle="--", linewidth=1, label="reachable at all (IK, contacts ignored): 0.948"
   )
@@ -489,22 +494,29 @@ def hand_reach(out: str) -> None:
   ax1.set_ylim(-0.03, 1.05)
   ax1.legend(fontsize=7, loc="lower right")
   kinds = ("initial", "fore", "middle", "ring", "little")
-  base = _path("her-hand", "2026-11-27")
-  for i, (name, color, label) in enumerate(
-    (("by_finger_ddpg_936k.json", "C0", "DDPG+HER, 936k"), ("by_finger_sac_end.json", "C3", "SAC+HER, end"))
-  ):
-    with open(os.path.join(base, name)) as f:
+  tables = [
+    (t, color, label) for _, t, color, label in runs if os.path.exists(_path("her-hand", "2026-11-27", t))
+  ]
+  width = 0.8 / (len(tables) + 1)
+  for i, (name, color, label) in enumerate(tables):
+    with open(_path("her-hand", "2026-11-27", name)) as f:
       table = json.load(f)
     ax2.bar(
-      [j + 0.4 * i for j in range(len(kinds))],
+      [j + width * i for j in range(len(kinds))],
       [table[k]["success"] for k in kinds],
-      0.4,
+      width,
       color=color,
       label=label,
     )
-  ax2.bar([j + 0.8 for j in range(len(kinds))], [1, 1, 1, 0.75, 1], 0.15, color="0.7", label="reachable (IK)")
-  ax2.set_xticks([j + 0.3 for j in range(len(kinds))], kinds, fontsize=8)
-  ax2.set_title("success by the goal's finger (1,024 episodes each)", fontsize=9)
+  ax2.bar(
+    [j + width * len(tables) for j in range(len(kinds))],
+    [1, 1, 1, 0.75, 1],
+    width,
+    color="0.7",
+    label="reachable (IK)",
+  )
+  ax2.set_xticks([j + 0.4 - width / 2 for j in range(len(kinds))], kinds, fontsize=8)
+  ax2.set_title("success by the goal's finger (1,024 episodes each, at each run's end)", fontsize=9)
   ax2.legend(fontsize=7, loc="center", bbox_to_anchor=(0.68, 0.5))  # over the ring finger's empty bars
   for ax in (ax1, ax2):
     ax.grid(alpha=0.3)
