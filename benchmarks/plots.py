@@ -442,7 +442,7 @@ def mt10_long(out: str) -> None:
   old = _rows("metaworld", "2026-11-26", "mtsac_mt10_cpu_2h", "metrics.jsonl")
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
   for rows, color, label in (
-    (new, "k", "2026-11-27: sag + wrist, a quiet CPU"),
+    (new, "k", "2026-11-27: sag + wrist, beside one other run"),
     (old, "C0", "2026-11-26: before them, a crowded CPU"),
   ):
     xs, ys = _series(rows, "eval/success_rate")
