@@ -19,13 +19,18 @@ import mjx_envs
 
 import argparse
 import json
+import os
+import sys
 
 import jax
 import numpy as np
 
-from agents import experiment
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run as a script too
 
-KINDS = ("fore", "middle", "ring", "little")
+from agents import experiment
+from benchmarks.hand_reach_reachability import goal_kind
+
+KINDS = ("fore", "middle", "ring", "little")  # hand_reach_reachability.FINGERS, spelled out
 
 
 def by_finger(act, episodes: int, seed: int = 0) -> dict:
@@ -47,8 +52,7 @@ def by_finger(act, episodes: int, seed: int = 0) -> dict:
 
   tips0, tips, goal = (np.asarray(x).reshape(episodes, 5, 3) for x in run(jax.random.PRNGKey(seed)))
   success = np.linalg.norm((tips - goal).reshape(episodes, -1), axis=-1) < 0.01
-  moved = np.linalg.norm(goal - tips0, axis=-1)[:, :4] > 0.005  # the four fingers; the thumb moves too
-  kind = np.where(moved.any(1), np.argmax(moved, 1), -1)
+  kind = goal_kind(goal.reshape(episodes, 15), tips0.reshape(episodes, 15), tol=0.005)
   out = {"all": {"goals": episodes, "success": float(success.mean())}}
   for i, name in [(-1, "initial"), *enumerate(KINDS)]:
     sel = kind == i

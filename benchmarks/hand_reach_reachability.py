@@ -34,6 +34,16 @@ import scipy.optimize
 FINGERS = ("ff", "mf", "rf", "lf")
 
 
+def goal_kind(goals, initial, tol: float = 1e-6):
+  """[...] index of the finger (0-3, FINGERS' order) whose target in `goals` [..., 15] lies more than `tol`
+  from its tip in `initial` [..., 15], the thumb's partner; -1 where none does (the initial goal)."""
+  moved = np.linalg.norm(
+    (np.asarray(goals) - np.asarray(initial)).reshape(*np.shape(goals)[:-1], 5, 3), axis=-1
+  )
+  moved = moved[..., :4] > tol  # the thumb moves in every meeting goal
+  return np.where(moved.any(-1), np.argmax(moved, -1), -1)
+
+
 def ours(n_goals: int, seed: int):
   """(model, qpos0 [nq], hand qpos addresses [24], hand joint ids [24], fingertip site ids [5], coupling
   tendon ids, goals [n, 15], initial fingertips [15]) of our HandReach under C MuJoCo."""
@@ -97,8 +107,8 @@ def least_errors(m, qpos0, qidx, joints, tips_ids, tendons, goals, initial, star
 
   errors = collections.defaultdict(list)
   for goal in goals.astype(np.float64):
-    moved = np.linalg.norm((goal - initial).reshape(5, 3), axis=1) > 1e-6
-    kind = FINGERS[int(np.flatnonzero(moved[:4])[0])] if moved[:4].any() else "initial"
+    k = int(goal_kind(goal, initial))
+    kind = FINGERS[k] if k >= 0 else "initial"
     best = np.inf
     for s in range(starts):
       x0 = qpos0[qidx].clip(lo, hi) if s == 0 else rng.uniform(lo, hi)

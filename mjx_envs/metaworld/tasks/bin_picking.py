@@ -48,6 +48,7 @@ import jax.numpy as jnp
 TARGET_RADIUS = 0.05
 READS = push.READS[:6] + ("_target_to_obj_init",)  # push-v3's but the contact flag
 TARGET = (0.12, 0.7, 0.0)
+START_BIN_X = -0.12  # the start bin's centre in x (its walls' inner faces 0.09 from it)
 _BIN = 'contype="0" conaffinity="1" condim="3" solimp="0.99 0.99 0.01" solref="0.01 1"'
 BIN_BOXES = box_close.BOX_BOXES  # the same walls and floor as box-close-v3's box
 
@@ -68,7 +69,7 @@ OBJECTS_XML = (
       <geom name="objGeom" type="box" size="0.02 0.02 0.02" contype="1" conaffinity="1" condim="4"
             solimp="0.99 0.99 0.01" solref="0.01 1" rgba="0 1 0 1"/>
     </body>"""
-  + _bin("bin_start", -0.12, "0.8 0 0 1")
+  + _bin("bin_start", START_BIN_X, "0.8 0 0 1")
   + _bin("bin_goal", 0.12, "0 0 0.8 1")
 )
 CARRY_Z = 0.12  # the cube's centre while it crosses the walls (their tops at 0.06)
@@ -147,11 +148,10 @@ def scripted(obs):
   across = jnp.concatenate([goal[..., :2], jnp.full_like(hand[..., 2:3], CARRY_Z + TCP_BELOW_HAND)], -1)
   down = goal + jnp.array([0.0, 0.0, 0.04 + TCP_BELOW_HAND])
   to = jnp.where(over, down, jnp.where(low & ~over, up, across))
-  # A cube against a wall of the start bin (inner faces 0.09 from its centre in x and y) is gripped up to
-  # 6 mm off its centre towards the bin's middle, so that the claws (x +-0.015) come down clear of the
-  # wall instead of catching its top edge.
-  start = jnp.array([-0.12, 0.7])
-  shift = jnp.clip(start[0] - obj[..., 0:1], -0.006, 0.006) * (jnp.abs(start[0] - obj[..., 0:1]) > 0.06)
+  # A cube against an x wall of the start bin is gripped up to 6 mm off its centre towards the bin's
+  # middle, so that the claws (x +-0.015) come down clear of the wall instead of catching its top edge.
+  off = START_BIN_X - obj[..., 0:1]
+  shift = jnp.clip(off, -0.006, 0.006) * (jnp.abs(off) > 0.06)
   return push.grip_then(obs.at[..., 4:5].add(shift), to)
 
 
