@@ -452,7 +452,8 @@ def read_json(path: str):
 
 
 def part_path(out: str, name: str) -> str:
-  return os.path.join(out, f"{name}.json")
+  """DIR/<part>.json; a registered env's '/' (`metaworld/push-v3`) becomes '~' so the file stays in DIR."""
+  return os.path.join(out, f"{name.replace('/', '~')}.json")
 
 
 # ------------------------------------------------------------------------------------------ environment

@@ -112,6 +112,25 @@ def test_throughput_passes_each_family_to_its_c_baseline_and_keeps_only_raised_p
   assert [r.get("device_peak_bytes_per_env") for r in rows] == [200.0, 112.5, None]
 
 
+def test_a_registered_name_with_a_slash_keeps_its_part_file_in_the_out_dir(tmp_path, monkeypatch):
+  """`throughput-metaworld/push-v3` (the 2026-11-27 H100 slot died writing DIR/throughput-metaworld/...)."""
+  monkeypatch.setattr(et, "reset_pool", lambda env, seed: None)
+  monkeypatch.setattr(et, "bench_c", lambda env, family, *a, **k: {"c_steps_per_s": 1.0})
+  monkeypatch.setattr(
+    et,
+    "bench_mjx",
+    lambda env, pool, batch, *a, **k: {"batch": batch, "steps": 2, "compile_s": 1.0, "mjx_steps_per_s": 1e3},
+  )
+  monkeypatch.setattr(suite, "device_peak_bytes", lambda: None)
+  args = ["--out", str(tmp_path), "--size", "cpu", "--batch-sizes", "4"]
+  merged = suite.main(args + ["--part", "throughput-metaworld/push-v3"])
+  assert [r["batch"] for r in merged["parts"]["throughput-metaworld/push-v3"]["rows"]] == [4]
+  assert sorted(p.name for p in tmp_path.glob("throughput-*.json")) == ["throughput-metaworld~push-v3.json"]
+  suite.main(["--out", str(tmp_path), "--report"])  # reads the part back by its name
+  merged = json.loads((tmp_path / "results.json").read_text())
+  assert merged["parts"]["throughput-metaworld/push-v3"]["rows"][0]["mjx_steps_per_s"] == 1e3
+
+
 @pytest.mark.slow
 def test_tiny_suite_runs_stops_at_its_budget_and_resumes(tmp_path, monkeypatch):
   monkeypatch.setattr(suite, "HEADLINE", suite.HEADLINE + [suite.HeadlineRun("no_such_config")])
