@@ -165,6 +165,8 @@ _HER = {
   "obs_std_min": _gt(0),
   "replay_strategy": _one_of(relabel.STRATEGIES),
   "replay_k": _ge(0),
+  "demo_episodes": _ge(0),
+  "demo_batch_size": _ge(0),
 }
 RULES = {
   "ppo": {
@@ -184,7 +186,7 @@ RULES = {
     "hindsight_strategy": _one_of(relabel.STRATEGIES),
     "hindsight_form": _one_of(losses.FORMS),
   },
-  "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0)},
+  "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0), "bc_weight": _ge(0)},
   "sac_her": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0)},  # target_entropy: any number, or None
   # Multi-task SAC on a plain env (Meta-World): no relabelling; num_tasks None (the env's) or >= 1.
   "mtsac": {

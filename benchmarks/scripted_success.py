@@ -59,24 +59,11 @@ EXTRAS = {
 
 
 def controller_for(registered: str, env):
-  """The family's scripted expert, or None if the family has none."""
-  if registered.startswith("metaworld/"):
-    from mjx_envs.metaworld import scripted_controller  # pylint: disable=import-outside-toplevel
-
-    return scripted_controller(env)
-  if registered.startswith("Hand"):
-    from mjx_envs.hand import scripted_controller  # pylint: disable=import-outside-toplevel
-
-    return scripted_controller(env)
-  if registered.startswith("Fetch"):
-    try:
-      from mjx_envs.fetch.scripted import scripted_controller  # pylint: disable=import-outside-toplevel
-    except ImportError:
-      return None
-    return scripted_controller(env)
-  from mjx_envs.blocks import scripted_controller  # pylint: disable=import-outside-toplevel
-
-  return scripted_controller(env)
+  """The family's scripted expert (`mjx_envs.scripted.expert_for`), or None if the family has none."""
+  try:
+    return scripted.expert_for(env)
+  except ValueError:
+    return None
 
 
 def run_task(name, spec, episodes: int, seed: int, steps_override=None) -> dict:

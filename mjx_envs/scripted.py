@@ -23,6 +23,26 @@ class Controller(NamedTuple):
   act: Callable[[Any, Any], Any]
 
 
+def expert_for(env) -> Controller:
+  """The scripted expert of `env`'s family (the `scripted_controller` of `mjx_envs.<family>`: blocks,
+  fetch, hand, metaworld), e.g. for demonstrations; a ValueError naming the env where it has none."""
+  import importlib  # pylint: disable=import-outside-toplevel
+
+  base = getattr(env, "unwrapped", env)
+  parts = type(base).__module__.split(".")
+  family = parts[1] if len(parts) > 1 and parts[0] == "mjx_envs" else None
+  make = (
+    getattr(importlib.import_module(f"mjx_envs.{family}"), "scripted_controller", None) if family else None
+  )
+  # The hand's expert is HandReach's (an IK of the fingertips); the manipulate tasks have none.
+  if make is None or type(base).__name__ == "HandManipulateEnv":
+    raise ValueError(
+      f"{type(base).__name__} has no scripted expert (families with one: blocks, fetch, hand "
+      f"reach, metaworld)"
+    )
+  return make(env)
+
+
 def rollout(
   env,
   controller: Controller,

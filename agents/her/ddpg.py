@@ -37,7 +37,7 @@ by design.
 
 from __future__ import annotations
 
-from mjx_envs import wrappers
+from mjx_envs import scripted, wrappers
 
 import dataclasses
 from collections.abc import Sequence
@@ -88,6 +88,12 @@ class HERConfig(episodes.StepBudget):
   # then restarts from an empty buffer and is not exact)
   episode_length: int | None = None
   num_eval_envs: int = 128
+  # Demonstrations (Nair et al. 2018; baselines' her `demo_file`, `demo_batch_size`): `demo_episodes`
+  # episodes of the env family's scripted expert (`mjx_envs.scripted.expert_for`), collected once at
+  # init into a buffer of their own that is never overwritten; each batch draws `demo_batch_size` of its
+  # `batch_size` transitions from it, relabelled as the rest.
+  demo_episodes: int = 0
+  demo_batch_size: int = 0
 
   def __post_init__(self):
     if self.lr_schedule not in optim.SCHEDULES:
@@ -105,12 +111,34 @@ class HERConfig(episodes.StepBudget):
         f"buffer_size ({self.buffer_size}) must hold one cycle of num_envs x unroll_length "
         f"({self.num_envs * self.unroll_length}) transitions"
       )
+    if (self.demo_episodes > 0) != (self.demo_batch_size > 0):
+      raise ValueError(
+        f"demo_episodes ({self.demo_episodes}) and demo_batch_size ({self.demo_batch_size}) go together: "
+        f"both > 0 to learn from demonstrations, both 0 not to"
+      )
+    if self.demo_batch_size >= self.batch_size:
+      raise ValueError(
+        f"demo_batch_size ({self.demo_batch_size}) must be below batch_size ({self.batch_size}): the rest "
+        f"of each batch is the agent's own data"
+      )
 
 
 @dataclasses.dataclass(frozen=True)
 class DDPGConfig(HERConfig):
   noise_eps: float = 0.2  # std of the Gaussian action noise
   action_l2: float = 1.0
+  # > 0: the actor also clones the batch's demonstrated actions where the critic rates them above its own
+  # (the Q filter; Nair et al. 2018, baselines' `bc_loss`/`q_filter`): loss -Q + bc_weight x the mean over
+  # the demo rows of the masked squared action error. Baselines' 0.001 on -Q and 0.0078 on the error
+  # summed over its demo rows are bc_weight = 7.8 x demo_batch_size here.
+  bc_weight: float = 0.0
+
+  def __post_init__(self):
+    super().__post_init__()
+    if self.bc_weight > 0 and not self.demo_episodes:
+      raise ValueError(
+        f"bc_weight={self.bc_weight} clones demonstrations: set demo_episodes and demo_batch_size"
+      )
 
 
 @struct.dataclass
@@ -123,6 +151,7 @@ class TrainState:
   env_state: Any
   key: jax.Array
   updates: jax.Array  # cycles done
+  demos: Any = None  # replay.SegmentBuffer of the expert's episodes (config.demo_episodes), else None
 
 
 class Actor(nn.Module):
@@ -178,6 +207,10 @@ class HERLearner:
     )
     self.p = relabel.future_p(c.replay_k)
     self.opts = {}
+    if c.demo_episodes:
+      if not self.goal_env:
+        raise ValueError(f"demo_episodes needs a goal env; {type(env).__name__} has flat observations")
+      scripted.expert_for(env)  # a clear error now, where the env's family has no expert
 
   def make_opt(self, lr):
     """Adam at `lr` with the config's schedule (over every gradient step of the run) and clipping."""
@@ -248,16 +281,52 @@ class HERLearner:
     feats = self.features(jax.tree.map(lambda x: x[0], env_state.obs))
     params = self.init_params(k_actor, k_critic, feats)
     opt_state = {k: opt.init(params[k]) for k, opt in self.opts.items()}
+    obs_norm, demos = N.init(feats), None
+    if self.config.demo_episodes:  # (no extra key split without demos: runs without them stay as they were)
+      key, k_demo, k_norm = jax.random.split(key, 3)
+      demos = self.collect_demos(k_demo)
+      obs_norm = self.update_normalizer(obs_norm, demos.data, k_norm)  # baselines folds demos in too
     return TrainState(
       params=params,
       target=self.target_params(params),
       opt_state=opt_state,
-      obs_norm=N.init(feats),
+      obs_norm=obs_norm,
       buffer=self.empty_buffer(),
       env_state=env_state,
       key=key,
       updates=jnp.zeros((), jnp.int32),
+      demos=demos,
     )
+
+  def collect_demos(self, key) -> replay.SegmentBuffer:
+    """`demo_episodes` episodes of the scripted expert from fresh resets, stored as the rollout stores
+    the agent's (one segment [L] per episode, the last step done and truncated: a time limit)."""
+    c, env = self.config, self.raw_env
+    expert = scripted.expert_for(env)
+    n, L = c.demo_episodes, self.episode_length
+    state = jax.vmap(env.reset)(jax.random.split(key, n))
+
+    def body(carry, t):
+      s, mem = carry
+      action, mem = jax.vmap(expert.act)(mem, s)
+      nxt = jax.vmap(env.step)(s, action)
+      last = jnp.full((n,), t == L - 1, jnp.float32)
+      step = {
+        "obs": s.obs["observation"],
+        "goal": s.obs["desired_goal"],
+        "action": action,
+        "next_obs": nxt.obs["observation"],
+        "next_ag": nxt.obs["achieved_goal"],
+        "done": jnp.maximum(last, nxt.done),
+        "truncation": last * (1.0 - nxt.done),
+        "valid": jnp.ones((n,), jnp.float32),
+      }
+      return (nxt, mem), step
+
+    _, steps = jax.lax.scan(body, (state, jax.vmap(expert.init)(state)), jnp.arange(L))
+    segments = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps)
+    example = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], jnp.float32), segments)
+    return replay.add(replay.init(example, n * L), segments)
 
   # --- collection --------------------------------------------------------------------------------
   def with_random_actions(self, action, k_coin, k_rand):
@@ -303,12 +372,26 @@ class HERLearner:
     return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1), std_min=self.config.obs_std_min)
 
   # --- learning ----------------------------------------------------------------------------------
-  def sample(self, buf: replay.SegmentBuffer, key):
-    """A relabelled batch: dict of [batch_size, ...] with obs, goal, action, reward, next_obs, discount
-    and age (cycles since collection)."""
+  def sample(self, buf: replay.SegmentBuffer, key, demos: replay.SegmentBuffer | None = None):
+    """A relabelled batch: dict of [batch_size, ...] with obs, goal, action, reward, next_obs, discount,
+    age (cycles since collection) and demo (1 on the rows drawn from `demos`, the last demo_batch_size;
+    their age is the agent rows' mean, so that staleness stays the agent's data's)."""
+    c = self.config
+    if demos is None or not c.demo_batch_size:
+      return {**self._draw(buf, key, c.batch_size), "demo": jnp.zeros((c.batch_size,), jnp.float32)}
+    k_own, k_demo = jax.random.split(key)
+    own = self._draw(buf, k_own, c.batch_size - c.demo_batch_size)
+    demo = self._draw(demos, k_demo, c.demo_batch_size)
+    demo["age"] = jnp.full_like(demo["age"], jnp.mean(own["age"]))
+    batch = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), own, demo)
+    flag = jnp.arange(c.batch_size) >= c.batch_size - c.demo_batch_size
+    return {**batch, "demo": flag.astype(jnp.float32)}
+
+  def _draw(self, buf: replay.SegmentBuffer, key, n: int):
+    """`n` relabelled transitions of `buf` (see `sample`), without the demo flag."""
     c = self.config
     k_slot, k_t, k_her = jax.random.split(key, 3)
-    slots = replay.sample_slots(buf, k_slot, c.batch_size)
+    slots = replay.sample_slots(buf, k_slot, n)
     valid = buf.data["valid"][slots]
     t = jax.random.categorical(k_t, jnp.where(valid > 0, 0.0, -jnp.inf), axis=1)
     tr = jax.tree.map(lambda x: x[slots, t], buf.data)
@@ -319,7 +402,7 @@ class HERLearner:
       )
       reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})
     else:  # the stored reward; an empty goal, so that losses concatenate obs and goal as for a goal env
-      goal, reward = jnp.zeros((c.batch_size, 0), tr["obs"].dtype), tr["reward"]
+      goal, reward = jnp.zeros((n, 0), tr["obs"].dtype), tr["reward"]
     discount = 1.0 - tr["done"] * (1.0 - tr["truncation"])  # bootstrap unless terminated
     # Staleness: how many cycles (parameter versions) ago each sampled segment was collected; each
     # cycle writes num_envs segments just before the insert position.
@@ -334,12 +417,12 @@ class HERLearner:
       "age": age.astype(jnp.float32),
     }
 
-  def sample_many(self, buf: replay.SegmentBuffer, key):
+  def sample_many(self, buf: replay.SegmentBuffer, key, demos: replay.SegmentBuffer | None = None):
     """grad_batches independent `sample`s, stacked: leaves [grad_batches, batch_size, ...]."""
     k = self.config.grad_batches
     if k == 1:  # the key as one batch would use it: one batch per step draws what it always drew
-      return jax.tree.map(lambda x: x[None], self.sample(buf, key))
-    return jax.vmap(lambda kk: self.sample(buf, kk))(jax.random.split(key, k))
+      return jax.tree.map(lambda x: x[None], self.sample(buf, key, demos))
+    return jax.vmap(lambda kk: self.sample(buf, kk, demos))(jax.random.split(key, k))
 
   def mean_grads(self, params, target, obs_norm, batches):
     """`grads` averaged over the leading axis of `batches` ([k, batch, ...]): baselines' average over k
@@ -380,7 +463,8 @@ class HERLearner:
 
     def update(carry, k):
       params, opt_state, target = carry
-      params, opt_state, info = self.update(params, opt_state, target, obs_norm, self.sample_many(buffer, k))
+      batches = self.sample_many(buffer, k, ts.demos)
+      params, opt_state, info = self.update(params, opt_state, target, obs_norm, batches)
       if c.polyak_every_update:
         target = optax.incremental_update(self.target_params(params), target, 1.0 - c.polyak)
       return (params, opt_state, target), info
@@ -427,10 +511,16 @@ class HERLearner:
 
   def checkpoint_view(self, ts: TrainState) -> TrainState:
     """What a checkpoint holds: everything, or everything but the replay buffer."""
-    return ts if self.config.checkpoint_buffer else ts.replace(buffer=None)
+    return ts if self.config.checkpoint_buffer else ts.replace(buffer=None, demos=None)
 
   def from_checkpoint(self, restored: TrainState) -> TrainState:
-    return restored if restored.buffer is not None else restored.replace(buffer=self.empty_buffer())
+    """A restored state made whole: an empty replay buffer where the checkpoint left it out, and the
+    demonstrations collected afresh (from the state's key) where they were left out with it."""
+    if restored.buffer is None:
+      restored = restored.replace(buffer=self.empty_buffer())
+    if self.config.demo_episodes and restored.demos is None:
+      restored = restored.replace(demos=jax.jit(self.collect_demos)(restored.key))
+    return restored
 
 
 class DDPG(HERLearner):
@@ -471,13 +561,23 @@ class DDPG(HERLearner):
       q = self.critic.apply(cp, feats, b["action"])
       return jnp.mean((q - y) ** 2), q
 
+    n_demo = jnp.maximum(jnp.sum(b["demo"]), 1.0)
+    if c.bc_weight > 0:  # the Q filter: clone a demonstrated action only where the critic rates it higher
+      q_demo = self.critic.apply(params["critic"], feats, b["action"])
+      q_own = self.critic.apply(params["critic"], feats, self.actor.apply(params["actor"], feats))
+      clone = jax.lax.stop_gradient(b["demo"] * (q_demo > q_own))
+
     def actor_loss(ap):
       pi = self.actor.apply(ap, feats)
       q_pi = self.critic.apply(params["critic"], feats, pi)
-      return -jnp.mean(q_pi) + c.action_l2 * jnp.mean(pi**2), q_pi
+      loss = -jnp.mean(q_pi) + c.action_l2 * jnp.mean(pi**2)
+      if c.bc_weight <= 0:
+        return loss, jnp.zeros(())
+      bc = jnp.sum(clone * jnp.sum((pi - b["action"]) ** 2, -1)) / n_demo
+      return loss + c.bc_weight * bc, bc
 
     (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
-    (la, _), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
+    (la, bc), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
     info = {
       "loss/critic": lc,
       "loss/actor": la,
@@ -486,6 +586,11 @@ class DDPG(HERLearner):
       "train/relabelled_reward": jnp.mean(b["reward"]),
       "data/staleness": jnp.mean(b["age"]),
     }
+    if c.demo_batch_size:
+      info["demo/relabelled_reward"] = jnp.sum(b["demo"] * b["reward"]) / n_demo
+    if c.bc_weight > 0:
+      info["loss/bc"] = bc
+      info["demo/q_filter_pass"] = jnp.sum(clone) / n_demo
     return {"actor": g_a, "critic": g_c}, info
 
   def policy(self, params, obs_norm, deterministic: bool = True):

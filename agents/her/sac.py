@@ -158,13 +158,13 @@ class SAC(HERLearner):
     dist = self.actor.apply(params["actor"], self.normalize(obs_norm, self.features(obs)))
     return self.with_random_actions(jnp.tanh(dist.sample(k_pi)), k_coin, k_rand)
 
-  def sample(self, buf, key):
+  def sample(self, buf, key, demos=None):
     """DDPG's relabelled batch plus the update's reparameterisation noise: `noise` for a ~ pi(s) and
     `next_noise` for a' ~ pi(s'), each [batch_size, A] standard normal."""
     k_batch, k_pi, k_next = jax.random.split(key, 3)
     shape = (self.config.batch_size, self.action_size)
     return {
-      **super().sample(buf, k_batch),
+      **super().sample(buf, k_batch, demos),
       "noise": jax.random.normal(k_pi, shape),
       "next_noise": jax.random.normal(k_next, shape),
     }

@@ -1,0 +1,27 @@
+"""DDPG+HER on HandReach with demonstrations: her_hand_reach_cpu plus the scripted expert's episodes.
+
+Every learner without them plateaued near 0.75 with the ring finger's goals never learned (0.00; see
+BENCHMARKS.md, "HandReach: where the plateau is"), although a constant action reaches 64-71% of those
+goals with contacts (ours and the reference's hand alike, `benchmarks/hand_reach_reachability.py
+--hold`). Demonstrations put such episodes in the data: 1,000 episodes of the scripted IK expert
+(`mjx_envs/hand/scripted.py`, success ~0.84, ring goals ~0.40) are collected at init into their own
+buffer; each batch of 2,048 holds 256 of them (baselines' 128 of 1,024 in proportion), relabelled as the
+rest; and the actor clones their actions where the critic rates them above its own (the Q filter), with
+baselines' weights (0.0078 on the summed cloning error against 0.001 on -Q: bc_weight = 7.8 x 256).
+"""
+
+import copy
+import os
+import runpy
+
+# For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
+MEASURED = "not run yet"
+
+_BASE = runpy.run_path(os.path.join(os.path.dirname(__file__), "her_hand_reach_cpu.py"))
+
+
+def get_config():
+  cfg = copy.deepcopy(_BASE["get_config"]())
+  cfg["agent"].update(demo_episodes=1000, demo_batch_size=256, bc_weight=7.8 * 256)
+  cfg["run"].update(max_minutes=75)
+  return cfg

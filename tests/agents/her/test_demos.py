@@ -1,0 +1,150 @@
+"""Learning from demonstrations (HERConfig.demo_episodes / demo_batch_size, DDPGConfig.bc_weight): the
+expert's episodes are collected at init into their own buffer, every batch carries demo_batch_size of
+them (relabelled like the rest), behaviour cloning with the Q filter pulls the actor towards the
+demonstrated actions, checkpoints without buffers re-collect them, and bad settings are refused."""
+
+import mjx_envs
+from mjx_envs import scripted
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import train
+from agents import experiment
+from agents.her import sac
+from agents.her.ddpg import DDPGConfig, make_train
+
+DEMOS, DEMO_BATCH, BATCH = 6, 24, 64
+
+
+@pytest.fixture(scope="module")
+def reach():
+  """FetchReach (C physics) with 6 expert episodes and a learner whose batches hold 24 of them."""
+  env = mjx_envs.make("FetchReach")
+  cfg = DDPGConfig(
+    num_envs=2,
+    unroll_length=50,
+    buffer_size=1000,
+    batch_size=BATCH,
+    hidden=(32, 32),
+    demo_episodes=DEMOS,
+    demo_batch_size=DEMO_BATCH,
+    bc_weight=100.0,
+    updates_per_cycle=40,
+  )
+  algo = make_train(env, cfg)
+  return env, algo, jax.jit(algo.init)(jax.random.PRNGKey(0))
+
+
+def test_demos_are_the_experts_episodes(reach):
+  env, algo, ts = reach
+  d = ts.demos.data
+  assert d["action"].shape == (DEMOS, 50, 4) and int(ts.demos.size) == DEMOS
+  # One episode per segment: only the last step ends it, by the time limit (bootstrapped).
+  np.testing.assert_array_equal(np.asarray(d["done"])[:, -1], 1.0)
+  np.testing.assert_array_equal(np.asarray(d["truncation"])[:, -1], 1.0)
+  assert float(jnp.sum(d["done"][:, :-1])) == 0.0
+  # They are the expert's: its own rollout from the same resets ends where they end, and it succeeds.
+  key_demo = jax.random.split(jax.random.split(jax.random.PRNGKey(0), 4)[3], 3)[1]
+  _, trace = scripted.rollout(env, scripted.expert_for(env), key_demo, DEMOS)
+  assert float(jnp.mean(trace["is_success"][-1])) == 1.0
+  final = np.asarray(d["next_ag"][:, -1])
+  goal = np.asarray(d["goal"][:, -1])
+  assert np.all(np.linalg.norm(final - goal, axis=-1) < 0.05)
+  # The normaliser has seen them: its observation means are theirs.
+  obs_mean = np.asarray(d["obs"]).reshape(-1, 10).mean(0)
+  np.testing.assert_allclose(np.asarray(ts.obs_norm.mean)[:10], obs_mean, rtol=1e-4, atol=1e-5)
+
+
+def test_each_batch_ends_with_relabelled_demo_rows(reach):
+  _, algo, ts = reach
+  # An agent buffer of one cycle of its own (zeros), so that demo rows are told apart by their actions.
+  buf = ts.buffer
+  b = jax.jit(algo.sample)(buf.replace(size=jnp.ones((), jnp.int32)), jax.random.PRNGKey(1), ts.demos)
+  flag = np.asarray(b["demo"])
+  np.testing.assert_array_equal(flag, np.r_[np.zeros(BATCH - DEMO_BATCH), np.ones(DEMO_BATCH)])
+  demo_actions = np.asarray(ts.demos.data["action"]).reshape(-1, 4)
+  rows = np.asarray(b["action"])[flag == 1]
+  assert all(np.any(np.all(np.isclose(demo_actions, r), -1)) for r in rows)
+  assert np.all(np.asarray(b["action"])[flag == 0] == 0.0)
+  # Relabelled like the rest: each demo row's goal is its episode's or one the expert achieved, and some
+  # are achieved ones (FetchReach's expert lands exactly on most goals, so only some rows tell).
+  asked = np.asarray(ts.demos.data["goal"][:, 0])
+  achieved = np.asarray(ts.demos.data["next_ag"]).reshape(-1, 3)
+  goals = np.asarray(b["goal"])[flag == 1]
+  replaced = [not np.any(np.all(asked == g, -1)) for g in goals]
+  assert all(np.any(np.all(np.r_[asked, achieved] == g, -1)) for g in goals)
+  assert np.mean(replaced) > 0.1
+  # SAC's batches carry the same rows (its noise added).
+  s = sac.make_train(
+    mjx_envs.make("FetchReach"),
+    sac.SACConfig(
+      num_envs=2, buffer_size=1000, batch_size=BATCH, demo_episodes=DEMOS, demo_batch_size=DEMO_BATCH
+    ),
+  )
+  sb = jax.jit(s.sample)(buf.replace(size=jnp.ones((), jnp.int32)), jax.random.PRNGKey(1), ts.demos)
+  np.testing.assert_array_equal(np.asarray(sb["demo"]), flag)
+
+
+def test_behaviour_cloning_adds_the_q_filtered_action_error_of_the_demo_rows(reach):
+  _, algo, ts = reach
+  plain = make_train(algo.raw_env, algo.config.__class__(**{**algo.config.__dict__, "bc_weight": 0.0}))
+  b = jax.jit(algo.sample)(ts.demos, jax.random.PRNGKey(2), ts.demos)  # every row an expert's action
+  p, tgt, norm = ts.params, ts.target, ts.obs_norm
+  g_bc, info = jax.jit(algo.grads)(p, tgt, norm, b)
+  g_0, info0 = jax.jit(plain.grads)(p, tgt, norm, b)
+  assert "loss/bc" in info and "loss/bc" not in info0
+  # By hand: the demo rows whose action the critic rates above the actor's, their squared action error
+  # summed over the action, averaged over the demo rows, times bc_weight.
+  feats = algo._feats(norm, b["obs"], b["goal"])
+  q = lambda a: algo.critic.apply(p["critic"], feats, a)
+  keep = b["demo"] * (q(b["action"]) > q(algo.actor.apply(p["actor"], feats)))
+  assert 0 < float(jnp.sum(keep)) < DEMO_BATCH  # the filter passes some rows and stops others
+
+  def bc(ap):
+    err = jnp.sum((algo.actor.apply(ap, feats) - b["action"]) ** 2, -1)
+    return algo.config.bc_weight * jnp.sum(keep * err) / DEMO_BATCH
+
+  expected = jax.tree.map(jnp.add, g_0["actor"], jax.grad(bc)(p["actor"]))
+  chex.assert_trees_all_close(g_bc["actor"], expected, rtol=1e-3, atol=1e-5)
+  chex.assert_trees_all_close(g_bc["critic"], g_0["critic"])  # the critic's loss is untouched
+  np.testing.assert_allclose(float(info["demo/q_filter_pass"]), float(jnp.sum(keep)) / DEMO_BATCH, rtol=1e-6)
+  # A batch with no demo rows clones nothing.
+  no_demo = {**b, "demo": jnp.zeros_like(b["demo"])}
+  chex.assert_trees_all_close(
+    jax.jit(algo.grads)(p, tgt, norm, no_demo)[0], jax.jit(plain.grads)(p, tgt, norm, no_demo)[0]
+  )
+  # And training with it runs: three cycles, the metrics logged.
+  _, m = jax.jit(lambda t: algo.train_many(t, 3))(ts)
+  assert 0.0 <= float(m["demo/q_filter_pass"]) <= 1.0 and np.isfinite(float(m["loss/bc"]))
+
+
+def test_a_checkpoint_without_buffers_recollects_the_demos(reach):
+  _, algo, ts = reach
+  small = make_train(
+    algo.raw_env, algo.config.__class__(**{**algo.config.__dict__, "checkpoint_buffer": False})
+  )
+  view = small.checkpoint_view(ts)
+  assert view.buffer is None and view.demos is None
+  whole = small.from_checkpoint(view)
+  assert int(whole.demos.size) == DEMOS
+  assert np.all(np.isfinite(np.asarray(whole.demos.data["action"])))
+
+
+def test_bad_demo_settings_are_refused():
+  with pytest.raises(ValueError, match="go together"):
+    DDPGConfig(demo_episodes=10)
+  with pytest.raises(ValueError, match="must be below batch_size"):
+    DDPGConfig(demo_episodes=10, demo_batch_size=256, batch_size=256)
+  with pytest.raises(ValueError, match="clones demonstrations"):
+    DDPGConfig(bc_weight=1.0)
+  with pytest.raises(ValueError, match="HandManipulateEnv has no scripted expert"):
+    make_train(
+      mjx_envs.make("HandManipulateBlockRotateZ"), DDPGConfig(num_envs=2, demo_episodes=2, demo_batch_size=8)
+    )
+  cfg = experiment.resolve(train.load_config("ddpg_her_fetch_reach"))
+  with pytest.raises(ValueError, match="agent.demo_episodes must be >= 0"):
+    experiment.set_dotted(cfg, "agent.demo_episodes=-1")
