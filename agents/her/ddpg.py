@@ -27,6 +27,14 @@ the observations. `agents.multitask.mtsac` (multi-task SAC) runs on this path.
 normaliser, the compiled cycle, evaluation, checkpoints); `DDPG` adds its networks, exploration and
 losses, and `agents.her.sac.SAC` SAC's.
 
+Demonstrations (baselines' `demo_file`, `demo_batch_size`, `bc_loss`, `q_filter`; Nair et al. 2018):
+`demo_episodes` episodes of the env family's scripted expert (`mjx_envs.scripted.expert_for`) are rolled
+out inside `init` (part of the compiled program, no file to make first) into a buffer of their own, never
+overwritten, and folded into the normaliser; every batch ends with `demo_batch_size` relabelled demo rows
+(`sample`'s `demo` flag); DDPG's `bc_weight` adds behaviour cloning on those rows where the critic rates
+the demonstrated action above the actor's. Deliberate differences from baselines: the demos come from our
+experts at init rather than a recorded file, and a resume without buffers collects them again.
+
 Optimisation and data quality (agents.common.optim): `lr_schedule`/`lr_end_frac` schedule every rate,
 `grad_clip_sqrt_v` = 5 adds OpenAI Five's per-parameter clip. Every cycle logs `data/sample_reuse`, the
 gradient steps a transition takes part in over its life in the buffer (batch_size x grad_batches x
