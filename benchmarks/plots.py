@@ -478,9 +478,11 @@ def hand_reach(out: str) -> None:
     (("2026-11-26", "her_hand_reach_cpu"), "by_finger_ddpg_936k.json", "C0", "DDPG+HER, batch 2,048"),
     (("2026-11-27", "sac_her_b256"), "by_finger_sac_b256_1m.json", "C3", "SAC+HER, batch 256"),
     (("2026-11-27", "sac_her_b2048"), "by_finger_sac_b2048.json", "C2", "SAC+HER, batch 2,048"),
+    (("2026-11-27", "ddpg_her_demos_bc"), "by_finger_ddpg_demos_bc_920k.json", "C1", "DDPG+HER, demos + BC"),
+    (("2026-11-27", "ddpg_her_demos"), "by_finger_ddpg_demos.json", "C4", "DDPG+HER, demos, no BC"),
   )
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 5.2), gridspec_kw={"width_ratios": [1.5, 1]})
   for (date, name), _, color, label in runs:
     xs, ys = _series(_rows("her-hand", date, name, "metrics.jsonl"), "eval/success_rate")
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
@@ -513,11 +515,25 @@ def hand_reach(out: str) -> None:
     [1, 1, 1, 0.75, 1],
     width,
     color="0.7",
-    label="reachable (IK)",
+    label="reachable (IK, contacts ignored)",
   )
+  held = _path("her-hand", "2026-11-27", "hold", "ours_hold.json")  # reachability_hold: ff and rf only
+  if os.path.exists(held):
+    with open(held) as f:
+      hold = json.load(f)
+    names = {"fore": "ff", "ring": "rf"}
+    ax2.scatter(
+      [j + width * len(tables) for j, k in enumerate(kinds) if names.get(k) in hold],
+      [hold[names[k]]["reachable"] for k in kinds if names.get(k) in hold],
+      marker="_",
+      s=200,
+      color="k",
+      zorder=3,
+      label="a constant action, contacts included",
+    )
   ax2.set_xticks([j + 0.4 - width / 2 for j in range(len(kinds))], kinds, fontsize=8)
   ax2.set_title("success by the goal's finger (1,024 episodes each, at each run's end)", fontsize=9)
-  ax2.legend(fontsize=7, loc="center", bbox_to_anchor=(0.68, 0.5))  # over the ring finger's empty bars
+  ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
   for ax in (ax1, ax2):
     ax.grid(alpha=0.3)
   _finish(fig, os.path.join(out, "hand_reach.png"), "HandReach on a 2-core CPU, C physics, one seed each")
