@@ -8,7 +8,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "MT50 eval success 0.27 at 1.6-1.8M env steps, 0.26-0.27 to 2.2M (CPU, 2026-11-26)"
+MEASURED = "MT50 eval 0.27 at 1.6-2.2M (CPU, 2026-11-26); on the fixed worlds 0.23 at 1.2-1.33M (2026-11-27)"
 
 _GPU = runpy.run_path(os.path.join(os.path.dirname(__file__), "mtsac_mt50.py"))
 
