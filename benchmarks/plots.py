@@ -480,6 +480,12 @@ def hand_reach(out: str) -> None:
     (("2026-11-27", "sac_her_b2048"), "by_finger_sac_b2048.json", "C2", "SAC+HER, batch 2,048"),
     (("2026-11-27", "ddpg_her_demos_bc"), "by_finger_ddpg_demos_bc_920k.json", "C1", "DDPG+HER, demos + BC"),
     (("2026-11-27", "ddpg_her_demos"), "by_finger_ddpg_demos.json", "C4", "DDPG+HER, demos, no BC"),
+    (
+      ("2026-11-27", "ddpg_her_demos_bc200"),
+      "by_finger_ddpg_demos_bc200.json",
+      "C5",
+      "DDPG+HER, demos + BC/10",
+    ),
   )
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 5.2), gridspec_kw={"width_ratios": [1.5, 1]})
