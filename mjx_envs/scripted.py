@@ -34,13 +34,11 @@ def expert_for(env) -> Controller:
   make = (
     getattr(importlib.import_module(f"mjx_envs.{family}"), "scripted_controller", None) if family else None
   )
-  # The hand's expert is HandReach's (an IK of the fingertips); the manipulate tasks have none.
-  if make is None or type(base).__name__ == "HandManipulateEnv":
+  if make is None:
     raise ValueError(
-      f"{type(base).__name__} has no scripted expert (families with one: blocks, fetch, hand "
-      f"reach, metaworld)"
+      f"{type(base).__name__} has no scripted expert (families with one: blocks, fetch, hand, metaworld)"
     )
-  return make(env)
+  return make(env)  # a family's maker raises ValueError for its envs without one (the hand's manipulate)
 
 
 def rollout(

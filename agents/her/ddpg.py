@@ -218,7 +218,7 @@ class HERLearner:
     if c.demo_episodes:
       if not self.goal_env:
         raise ValueError(f"demo_episodes needs a goal env; {type(env).__name__} has flat observations")
-      scripted.expert_for(env)  # a clear error now, where the env's family has no expert
+      self.expert = scripted.expert_for(env)  # a clear error now, where the env's family has none
 
   def make_opt(self, lr):
     """Adam at `lr` with the config's schedule (over every gradient step of the run) and clipping."""
@@ -309,8 +309,7 @@ class HERLearner:
   def collect_demos(self, key) -> replay.SegmentBuffer:
     """`demo_episodes` episodes of the scripted expert from fresh resets, stored as the rollout stores
     the agent's (one segment [L] per episode, the last step done and truncated: a time limit)."""
-    c, env = self.config, self.raw_env
-    expert = scripted.expert_for(env)
+    c, env, expert = self.config, self.raw_env, self.expert
     n, L = c.demo_episodes, self.episode_length
     state = jax.vmap(env.reset)(jax.random.split(key, n))
 
@@ -319,17 +318,8 @@ class HERLearner:
       action, mem = jax.vmap(expert.act)(mem, s)
       nxt = jax.vmap(env.step)(s, action)
       last = jnp.full((n,), t == L - 1, jnp.float32)
-      step = {
-        "obs": s.obs["observation"],
-        "goal": s.obs["desired_goal"],
-        "action": action,
-        "next_obs": nxt.obs["observation"],
-        "next_ag": nxt.obs["achieved_goal"],
-        "done": jnp.maximum(last, nxt.done),
-        "truncation": last * (1.0 - nxt.done),
-        "valid": jnp.ones((n,), jnp.float32),
-      }
-      return (nxt, mem), step
+      flags = {"done": jnp.maximum(last, nxt.done), "truncation": last * (1.0 - nxt.done)}
+      return (nxt, mem), self.goal_step(s.obs, action, nxt.obs, flags)
 
     _, steps = jax.lax.scan(body, (state, jax.vmap(expert.init)(state)), jnp.arange(L))
     segments = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps)
@@ -337,6 +327,20 @@ class HERLearner:
     return replay.add(replay.init(example, n * L), segments)
 
   # --- collection --------------------------------------------------------------------------------
+  @staticmethod
+  def goal_step(obs, action, next_obs, flags):
+    """One stored step of a goal env (the fields of `segment_example`) from the goal observations before
+    and after it, the action [N, A] and its {done, truncation} flags [N]."""
+    return {
+      "obs": obs["observation"],
+      "goal": obs["desired_goal"],
+      "action": action,
+      "next_obs": next_obs["observation"],
+      "next_ag": next_obs["achieved_goal"],
+      **flags,
+      "valid": jnp.ones_like(flags["done"]),
+    }
+
   def with_random_actions(self, action, k_coin, k_rand):
     """`action` [N, A], replaced by a uniform random action with probability random_eps per row."""
     rand = jax.random.uniform(k_rand, action.shape, minval=-1.0, maxval=1.0)
@@ -351,18 +355,12 @@ class HERLearner:
       action = self.explore(ts.params, ts.obs_norm, obs, k)
       nxt = self.env.step(env_state, action)
       final = nxt.info["final_obs"]
-      flags = {"done": nxt.done, "truncation": nxt.info["truncation"], "valid": jnp.ones_like(nxt.done)}
+      flags = {"done": nxt.done, "truncation": nxt.info["truncation"]}
       if self.goal_env:
-        step = {
-          "obs": obs["observation"],
-          "goal": obs["desired_goal"],
-          "action": action,
-          "next_obs": final["observation"],
-          "next_ag": final["achieved_goal"],
-          **flags,
-        }
+        step = self.goal_step(obs, action, final, flags)
       else:
         step = {"obs": obs, "action": action, "reward": nxt.reward, "next_obs": final, **flags}
+        step["valid"] = jnp.ones_like(nxt.done)
       return nxt, (step, episodes.step_stats(nxt))
 
     keys = jax.random.split(key, self.config.unroll_length)
@@ -570,22 +568,21 @@ class DDPG(HERLearner):
       return jnp.mean((q - y) ** 2), q
 
     n_demo = jnp.maximum(jnp.sum(b["demo"]), 1.0)
-    if c.bc_weight > 0:  # the Q filter: clone a demonstrated action only where the critic rates it higher
-      q_demo = self.critic.apply(params["critic"], feats, b["action"])
-      q_own = self.critic.apply(params["critic"], feats, self.actor.apply(params["actor"], feats))
-      clone = jax.lax.stop_gradient(b["demo"] * (q_demo > q_own))
+    (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
 
     def actor_loss(ap):
       pi = self.actor.apply(ap, feats)
       q_pi = self.critic.apply(params["critic"], feats, pi)
       loss = -jnp.mean(q_pi) + c.action_l2 * jnp.mean(pi**2)
       if c.bc_weight <= 0:
-        return loss, jnp.zeros(())
+        return loss, (jnp.zeros(()), jnp.zeros_like(q_pi))
+      # The Q filter: clone a demonstrated action only where the critic rates it above the actor's own;
+      # q is Q(s, a_demo) from the critic's loss, q_pi is Q(s, pi(s)): no extra forward pass.
+      clone = jax.lax.stop_gradient(b["demo"] * (q > q_pi))
       bc = jnp.sum(clone * jnp.sum((pi - b["action"]) ** 2, -1)) / n_demo
-      return loss + c.bc_weight * bc, bc
+      return loss + c.bc_weight * bc, (bc, clone)
 
-    (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
-    (la, bc), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
+    (la, (bc, clone)), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
     info = {
       "loss/critic": lc,
       "loss/actor": la,

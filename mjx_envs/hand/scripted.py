@@ -33,6 +33,7 @@ integrator, more IK iterations, and a first-step IK from 16 starting poses (60 i
 from __future__ import annotations
 
 from mjx_envs.hand import model as hand_model
+from mjx_envs.hand.reach import HandReachEnv
 from mjx_envs.scripted import Controller
 
 import jax
@@ -49,7 +50,12 @@ COUPLING = hand_model.TENDON_J1 / hand_model.TENDON_J0  # dJ0 / dJ1 along the te
 
 
 def scripted_controller(env) -> Controller:
-  """The HandReach expert (module docstring) for a `HandReachEnv`."""
+  """The HandReach expert (module docstring) for a `HandReachEnv`; a ValueError for the manipulate tasks,
+  which have none."""
+  if not isinstance(getattr(env, "unwrapped", env), HandReachEnv):
+    raise ValueError(
+      f"{type(getattr(env, 'unwrapped', env)).__name__} has no scripted expert (HandReach has)"
+    )
   m = env.mj_model
   model = mjx.put_model(m)  # MJX-JAX kinematics, whatever the env's impl
   template = mjx.make_data(m)
