@@ -292,13 +292,19 @@ def _add_ghosts(scene: mujoco.MjvScene, ghosts) -> None:
   for kind, size, pos, mat, rgba in ghosts:
     if scene.ngeom >= scene.maxgeom:
       return
+    geom = scene.geoms[scene.ngeom]
     mujoco.mjv_initGeom(
-      scene.geoms[scene.ngeom],
+      geom,
       kind,
       np.asarray(size, np.float64),
       np.asarray(pos, np.float64),
       np.asarray(mat, np.float64),
       np.asarray(rgba, np.float32),
     )
-    scene.geoms[scene.ngeom].category = mujoco.mjtCatBit.mjCAT_DECOR
+    # mjv_initGeom (MuJoCo 4.0) leaves objtype, objid and segid as the slot held them: a fresh scene's
+    # slots are uninitialised memory, often a freed scene's geoms. With a model geom's (objtype, objid)
+    # left there, mjr_render drew the ghost differently (24 pixels of a 160 x 120 FetchPush frame, the
+    # render-test failures), in about half the processes; set to "no object" no run differed.
+    geom.objtype, geom.objid, geom.segid = mujoco.mjtObj.mjOBJ_UNKNOWN, -1, -1
+    geom.category = mujoco.mjtCatBit.mjCAT_DECOR
     scene.ngeom += 1

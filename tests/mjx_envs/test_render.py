@@ -14,6 +14,7 @@ import sys
 import imageio.v3 as iio
 import jax
 import jax.numpy as jnp
+import mujoco
 import numpy as np
 import pytest
 
@@ -42,19 +43,14 @@ def _at(states, t):
   return jax.tree.map(lambda x: x[t], states)
 
 
-# Mesa's software rasteriser (llvmpipe, the CI's EGL) does not always draw the same state alike: three times
-# (twice in CI, once in 60 renders beside three busy processes) the same state drew 24-120 pixels of 19,200
-# differently, all inside the translucent goal ghost. What that noise looks like was measured by moving the
-# goal by 3e-7-1e-6 m (an ulp or two of float32): 37-101 pixels change, none by more than 2 of 255 levels,
-# all inside the ghost (the blend of its faces rounds either way). A real change is large: one control step
-# moves 178-346 pixels by more than 8 levels (BlocksFlip, BlocksPush, FetchPush). So a pixel differs when a
-# channel is more than LEVELS apart, "the same picture" allows SAME_FRAME_PIXELS of those (the measured
-# noise had none), and frames of other states must stay apart by more than twice that.
-# Open (2026-11-27): the default tier failed here once (21 pixels), and the noise was reproduced outside
-# pytest (FetchPush's state 0 at 160 x 120, 12-200 renders per process, each a fresh mujoco.Renderer): in 9
-# of 29 processes some renders draw a second picture, always 24 pixels apart of which 21 by more than 4
-# levels (at most 23), inside the ghost; warm-up renders and LP_NUM_THREADS=1 do not remove it. The cause
-# (two outcomes, chosen per render) is not found yet; the bar stays until it is.
+# Mesa's software rasteriser (llvmpipe, the CI's EGL): what tiny changes look like was measured by moving the
+# goal by 3e-7-1e-6 m (an ulp or two of float32): 37-101 pixels change, none by more than 2 of 255 levels, all
+# inside the translucent ghost (the blend of its faces rounds either way). A real change is large: one control
+# step moves 178-346 pixels by more than 8 levels (BlocksFlip, BlocksPush, FetchPush). So a pixel differs when a
+# channel is more than LEVELS apart, "the same picture" allows SAME_FRAME_PIXELS of those, and frames of other
+# states must stay apart by more than twice that. The same state drawn twice is the same picture: the
+# 21-24-pixel failures of 2026-11-26/27 were the ghosts' uninitialised objtype/objid (see
+# test_ghosts_are_no_model_object), not the rasteriser.
 LEVELS = 4
 SAME_FRAME_PIXELS = 20
 
@@ -103,6 +99,24 @@ def test_time_and_batch_axes_need_an_index(fetch):
   assert_same_frame(frame, R.render(env, _at(states, 0), width=W, height=H))
   other = R.render(env, batched, width=W, height=H, index=(0, 0))
   assert _pixels_apart(other, frame) > 2 * SAME_FRAME_PIXELS, "index picked the wrong entry"
+
+
+def test_ghosts_are_no_model_object(fetch):
+  # mjv_initGeom keeps a slot's objtype/objid/segid; a fresh scene's slots hold whatever the memory held (a
+  # freed scene's model geoms, often), and a ghost taken for a model geom was drawn differently.
+  env, _ = fetch
+  scene = mujoco.MjvScene(env.mj_model, maxgeom=8)
+  for i in range(scene.maxgeom):
+    g = scene.geoms[i]
+    g.objtype, g.objid, g.segid = mujoco.mjtObj.mjOBJ_GEOM, 1, 3
+  ghosts = R._ghosts(env, np.array([1.3, 0.75, 0.45]))
+  assert ghosts
+  R._add_ghosts(scene, ghosts)
+  assert scene.ngeom == len(ghosts)
+  for i in range(scene.ngeom):
+    g = scene.geoms[i]
+    assert (g.objtype, g.objid, g.segid) == (mujoco.mjtObj.mjOBJ_UNKNOWN, -1, -1)
+    assert g.category == mujoco.mjtCatBit.mjCAT_DECOR
 
 
 def test_bigger_than_the_offscreen_buffer(fetch):
