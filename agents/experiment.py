@@ -186,7 +186,14 @@ RULES = {
     "hindsight_strategy": _one_of(relabel.STRATEGIES),
     "hindsight_form": _one_of(losses.FORMS),
   },
-  "ddpg_her": {**_HER, "noise_eps": _ge(0), "action_l2": _ge(0), "bc_weight": _ge(0)},
+  "ddpg_her": {
+    **_HER,
+    "noise_eps": _ge(0),
+    "action_l2": _ge(0),
+    "bc_weight": _ge(0),
+    "bc_until": _ge(0),
+    "bc_half_life": _ge(0),
+  },
   "sac_her": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0)},  # target_entropy: any number, or None
   # Multi-task SAC on a plain env (Meta-World): no relabelling; num_tasks None (the env's) or >= 1.
   "mtsac": {

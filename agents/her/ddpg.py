@@ -48,6 +48,7 @@ from __future__ import annotations
 from mjx_envs import scripted, wrappers
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -140,6 +141,11 @@ class DDPGConfig(HERConfig):
   # the demo rows of the masked squared action error. Baselines' 0.001 on -Q and 0.0078 on the error
   # summed over its demo rows are bc_weight = 7.8 x demo_batch_size here.
   bc_weight: float = 0.0
+  # The cloning weight's schedule in env steps: bc_weight until bc_until, then halving every bc_half_life
+  # more (0: dropped at once). bc_until 0: bc_weight throughout. The demo rows stay in the batches either way.
+  # Halving, not a linear fall: a tenth of the weight clones as the whole does (BENCHMARKS.md, HandReach).
+  bc_until: int = 0
+  bc_half_life: int = 0
 
   def __post_init__(self):
     super().__post_init__()
@@ -147,6 +153,20 @@ class DDPGConfig(HERConfig):
       raise ValueError(
         f"bc_weight={self.bc_weight} clones demonstrations: set demo_episodes and demo_batch_size"
       )
+    if self.bc_until < 0 or self.bc_half_life < 0 or (self.bc_half_life and not self.bc_until):
+      raise ValueError(
+        f"bc_until ({self.bc_until}) and bc_half_life ({self.bc_half_life}) are env steps >= 0, and "
+        f"bc_half_life needs bc_until > 0 (where the decay starts)"
+      )
+
+  def bc_scale(self, env_steps):
+    """The factor on bc_weight after `env_steps` env steps (a scalar; traced or not)."""
+    if not self.bc_until:
+      return jnp.ones(())
+    past = jnp.asarray(env_steps, jnp.float32) - self.bc_until
+    if not self.bc_half_life:
+      return (past <= 0).astype(jnp.float32)
+    return jnp.exp2(-jnp.maximum(past, 0.0) / self.bc_half_life)
 
 
 @struct.dataclass
@@ -430,28 +450,29 @@ class HERLearner:
       return jax.tree.map(lambda x: x[None], self.sample(buf, key, demos))
     return jax.vmap(lambda kk: self.sample(buf, kk, demos))(jax.random.split(key, k))
 
-  def mean_grads(self, params, target, obs_norm, batches):
+  def mean_grads(self, params, target, obs_norm, batches, env_steps=0):
     """`grads` averaged over the leading axis of `batches` ([k, batch, ...]): baselines' average over k
     workers. A scan holds one batch's activations at a time; every loss is a batch mean, so this equals
-    the gradient of the k batches concatenated."""
+    the gradient of the k batches concatenated. env_steps: the run's env steps so far (schedules)."""
     k = jax.tree.leaves(batches)[0].shape[0]
+    grads = functools.partial(self.grads, env_steps=env_steps)
     if k == 1:
-      return self.grads(params, target, obs_norm, jax.tree.map(lambda x: x[0], batches))
+      return grads(params, target, obs_norm, jax.tree.map(lambda x: x[0], batches))
 
     def body(acc, b):
-      return jax.tree.map(jnp.add, acc, self.grads(params, target, obs_norm, b)), None
+      return jax.tree.map(jnp.add, acc, grads(params, target, obs_norm, b)), None
 
     first = jax.tree.map(lambda x: x[0], batches)
     zeros = jax.tree.map(
-      lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(self.grads, params, target, obs_norm, first)
+      lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(grads, params, target, obs_norm, first)
     )
     total, _ = jax.lax.scan(body, zeros, batches)
     return jax.tree.map(lambda x: x / k, total)
 
-  def update(self, params, opt_state, target, obs_norm, batches):
+  def update(self, params, opt_state, target, obs_norm, batches, env_steps=0):
     """One gradient step on `batches` (leaves [grad_batches, batch_size, ...], `sample_many`): every
     part of params steps with its own optimiser on the averaged `grads` -> (params, opt_state, metrics)."""
-    grads, info = self.mean_grads(params, target, obs_norm, batches)
+    grads, info = self.mean_grads(params, target, obs_norm, batches, env_steps)
     new_params, new_opt = dict(params), dict(opt_state)
     for name, opt in self.opts.items():
       u, new_opt[name] = opt.update(grads[name], opt_state[name], params[name])
@@ -466,11 +487,12 @@ class HERLearner:
     env_state, seg, stats = self.rollout(ts, k_roll)
     buffer = replay.add(ts.buffer, seg)
     obs_norm = self.update_normalizer(ts.obs_norm, seg, k_norm)
+    env_steps = (ts.updates + 1) * (c.num_envs * c.unroll_length)  # this cycle's included
 
     def update(carry, k):
       params, opt_state, target = carry
       batches = self.sample_many(buffer, k, ts.demos)
-      params, opt_state, info = self.update(params, opt_state, target, obs_norm, batches)
+      params, opt_state, info = self.update(params, opt_state, target, obs_norm, batches, env_steps)
       if c.polyak_every_update:
         target = optax.incremental_update(self.target_params(params), target, 1.0 - c.polyak)
       return (params, opt_state, target), info
@@ -551,9 +573,10 @@ class DDPG(HERLearner):
     a = jnp.clip(mu + self.config.noise_eps * jax.random.normal(k_noise, mu.shape), -1.0, 1.0)
     return self.with_random_actions(a, k_coin, k_rand)
 
-  def grads(self, params, target, obs_norm, b):
+  def grads(self, params, target, obs_norm, b, env_steps=0):
     """Gradients of the critic's TD loss and the actor's loss on one relabelled batch `b` (leaves
-    [batch, ...], see `sample`) -> ({"actor", "critic"} gradients, scalar metrics)."""
+    [batch, ...], see `sample`) after `env_steps` env steps (the cloning schedule) -> ({"actor",
+    "critic"} gradients, scalar metrics)."""
     c = self.config
     feats = self._feats(obs_norm, b["obs"], b["goal"])
     next_feats = self._feats(obs_norm, b["next_obs"], b["goal"])
@@ -580,7 +603,7 @@ class DDPG(HERLearner):
       # q is Q(s, a_demo) from the critic's loss, q_pi is Q(s, pi(s)): no extra forward pass.
       clone = jax.lax.stop_gradient(b["demo"] * (q > q_pi))
       bc = jnp.sum(clone * jnp.sum((pi - b["action"]) ** 2, -1)) / n_demo
-      return loss + c.bc_weight * bc, (bc, clone)
+      return loss + c.bc_weight * c.bc_scale(env_steps) * bc, (bc, clone)
 
     (la, (bc, clone)), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
     info = {
@@ -596,6 +619,7 @@ class DDPG(HERLearner):
     if c.bc_weight > 0:
       info["loss/bc"] = bc
       info["demo/q_filter_pass"] = jnp.sum(clone) / n_demo
+      info["demo/bc_scale"] = c.bc_scale(env_steps)
     return {"actor": g_a, "critic": g_c}, info
 
   def policy(self, params, obs_norm, deterministic: bool = True):

@@ -169,7 +169,7 @@ class SAC(HERLearner):
       "next_noise": jax.random.normal(k_next, shape),
     }
 
-  def grads(self, params, target, obs_norm, b):
+  def grads(self, params, target, obs_norm, b, env_steps=0):  # env_steps: unused (DDPG cloning's)
     """SAC's update on one batch `b` (leaves [batch, ...], `sample`): gradients of the twin critics'
     soft TD loss, the actor's loss and the temperature's loss, all at `params` -> ({"actor", "critic",
     "log_alpha"} gradients, scalar metrics)."""

@@ -166,7 +166,7 @@ class MTSAC(SAC):
     params["log_alpha"] = jnp.full((self.num_tasks,), math.log(self.config.init_alpha), jnp.float32)
     return params
 
-  def grads(self, params, target, obs_norm, b):
+  def grads(self, params, target, obs_norm, b, env_steps=0):  # env_steps: unused (DDPG cloning's)
     """MT-SAC's update on one batch `b` (leaves [batch, ...], `sample`): gradients of the twin critics'
     soft TD loss, the actor's loss and the per-task temperatures' loss, each transition with its own
     task's alpha, all at `params` -> ({"actor", "critic", "log_alpha"} gradients, scalar metrics)."""

@@ -122,6 +122,29 @@ def test_behaviour_cloning_adds_the_q_filtered_action_error_of_the_demo_rows(rea
   assert 0.0 <= float(m["demo/q_filter_pass"]) <= 1.0 and np.isfinite(float(m["loss/bc"]))
 
 
+def test_the_cloning_weight_holds_then_halves(reach):
+  _, algo, ts = reach
+  cfg = algo.config.__class__(**{**algo.config.__dict__, "bc_until": 1000, "bc_half_life": 250})
+  assert [float(cfg.bc_scale(t)) for t in (0, 1000, 1250, 1500, 3500)] == [1.0, 1.0, 0.5, 0.25, 2.0**-10]
+  at_once = algo.config.__class__(**{**algo.config.__dict__, "bc_until": 1000})
+  assert [float(at_once.bc_scale(t)) for t in (1000, 1001)] == [1.0, 0.0]
+  assert float(algo.config.bc_scale(10**9)) == 1.0  # no schedule: the weight throughout
+  scheduled = make_train(algo.raw_env, cfg)
+  plain = make_train(algo.raw_env, algo.config.__class__(**{**algo.config.__dict__, "bc_weight": 0.0}))
+  b = jax.jit(algo.sample)(ts.demos, jax.random.PRNGKey(2), ts.demos)
+  p, tgt, norm = ts.params, ts.target, ts.obs_norm
+  grads = jax.jit(scheduled.grads)
+  g_full, g_half, g_none = (grads(p, tgt, norm, b, jnp.int32(t))[0]["actor"] for t in (500, 1250, 10**7))
+  g_0 = jax.jit(plain.grads)(p, tgt, norm, b)[0]["actor"]
+  chex.assert_trees_all_close(g_none, g_0, atol=1e-6)
+  halfway = jax.tree.map(lambda f, z: z + 0.5 * (f - z), g_full, g_0)
+  chex.assert_trees_all_close(g_half, halfway, rtol=1e-4, atol=1e-6)
+  # In training the cycle's env steps drive it: 2 envs x 50 steps a cycle, so cycle 15 is at 1,500.
+  late = ts.replace(updates=jnp.int32(14))
+  _, m = jax.jit(lambda t: scheduled.train_many(t, 1))(late)
+  assert float(m["demo/bc_scale"]) == 0.25
+
+
 def test_a_checkpoint_without_buffers_recollects_the_demos(reach):
   _, algo, ts = reach
   small = make_train(
@@ -141,6 +164,10 @@ def test_bad_demo_settings_are_refused():
     DDPGConfig(demo_episodes=10, demo_batch_size=256, batch_size=256)
   with pytest.raises(ValueError, match="clones demonstrations"):
     DDPGConfig(bc_weight=1.0)
+  with pytest.raises(ValueError, match="bc_half_life needs bc_until"):
+    DDPGConfig(demo_episodes=10, demo_batch_size=8, bc_weight=1.0, bc_half_life=100)
+  with pytest.raises(ValueError, match="env steps >= 0"):
+    DDPGConfig(demo_episodes=10, demo_batch_size=8, bc_weight=1.0, bc_until=-1)
   with pytest.raises(ValueError, match="HandManipulateEnv has no scripted expert"):
     make_train(
       mjx_envs.make("HandManipulateBlockRotateZ"), DDPGConfig(num_envs=2, demo_episodes=2, demo_batch_size=8)
