@@ -168,6 +168,7 @@ _HER = {
   "demo_episodes": _ge(0),
   "demo_batch_size": _ge(0),
 }
+_CLONING = {"bc_weight": _ge(0), "bc_until": _ge(0), "bc_half_life": _ge(0)}
 RULES = {
   "ppo": {
     **_SHARED,
@@ -186,15 +187,13 @@ RULES = {
     "hindsight_strategy": _one_of(relabel.STRATEGIES),
     "hindsight_form": _one_of(losses.FORMS),
   },
-  "ddpg_her": {
+  "ddpg_her": {**_HER, **_CLONING, "noise_eps": _ge(0), "action_l2": _ge(0)},
+  "sac_her": {
     **_HER,
-    "noise_eps": _ge(0),
-    "action_l2": _ge(0),
-    "bc_weight": _ge(0),
-    "bc_until": _ge(0),
-    "bc_half_life": _ge(0),
-  },
-  "sac_her": {**_HER, "alpha_lr": _gt(0), "init_alpha": _gt(0)},  # target_entropy: any number, or None
+    **_CLONING,
+    "alpha_lr": _gt(0),
+    "init_alpha": _gt(0),
+  },  # target_entropy: any number, or None
   # Multi-task SAC on a plain env (Meta-World): no relabelling; num_tasks None (the env's) or >= 1.
   "mtsac": {
     **_HER,

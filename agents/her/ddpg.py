@@ -133,13 +133,13 @@ class HERConfig(episodes.StepBudget):
 
 
 @dataclasses.dataclass(frozen=True)
-class DDPGConfig(HERConfig):
-  noise_eps: float = 0.2  # std of the Gaussian action noise
-  action_l2: float = 1.0
+class CloningConfig(HERConfig):
+  """HERConfig plus behaviour cloning of the demonstrations (DDPGConfig, agents.her.sac.SACConfig)."""
+
   # > 0: the actor also clones the batch's demonstrated actions where the critic rates them above its own
-  # (the Q filter; Nair et al. 2018, baselines' `bc_loss`/`q_filter`): loss -Q + bc_weight x the mean over
-  # the demo rows of the masked squared action error. Baselines' 0.001 on -Q and 0.0078 on the error
-  # summed over its demo rows are bc_weight = 7.8 x demo_batch_size here.
+  # (the Q filter; Nair et al. 2018, baselines' `bc_loss`/`q_filter`): loss + bc_weight x the mean over
+  # the demo rows of the masked squared action error (`q_filtered_cloning`). Baselines' 0.001 on -Q and
+  # 0.0078 on the error summed over its demo rows are bc_weight = 7.8 x demo_batch_size here (DDPG).
   bc_weight: float = 0.0
   # The cloning weight's schedule in env steps: bc_weight until bc_until, then halving every bc_half_life
   # more (0: dropped at once). bc_until 0: bc_weight throughout. The demo rows stay in the batches either way.
@@ -167,6 +167,35 @@ class DDPGConfig(HERConfig):
     if not self.bc_half_life:
       return (past <= 0).astype(jnp.float32)
     return jnp.exp2(-jnp.maximum(past, 0.0) / self.bc_half_life)
+
+
+@dataclasses.dataclass(frozen=True)
+class DDPGConfig(CloningConfig):
+  noise_eps: float = 0.2  # std of the Gaussian action noise
+  action_l2: float = 1.0
+
+
+def q_filtered_cloning(action, demo_action, demo, q_demo, q_pi):
+  """The Q-filtered cloning error: (bc [], clone [B]). action [B, A] the actor's (differentiated),
+  demo_action [B, A] the batch's, demo [B] 1 on demo rows, q_demo / q_pi [B] the critic at the batch's
+  action and at the actor's. bc = sum over the rows that are demos and whose q_demo > q_pi of the
+  squared action error (summed over A), over the number of demo rows."""
+  clone = jax.lax.stop_gradient(demo * (q_demo > q_pi))
+  bc = jnp.sum(clone * jnp.sum((action - demo_action) ** 2, -1)) / jnp.maximum(jnp.sum(demo), 1.0)
+  return bc, clone
+
+
+def cloning_info(config: CloningConfig, b, bc, clone, env_steps) -> dict:
+  """The demonstration metrics of one batch (empty without demonstrations)."""
+  info = {}
+  n_demo = jnp.maximum(jnp.sum(b["demo"]), 1.0)
+  if config.demo_batch_size:
+    info["demo/relabelled_reward"] = jnp.sum(b["demo"] * b["reward"]) / n_demo
+  if config.bc_weight > 0:
+    info["loss/bc"] = bc
+    info["demo/q_filter_pass"] = jnp.sum(clone) / n_demo
+    info["demo/bc_scale"] = config.bc_scale(env_steps)
+  return info
 
 
 @struct.dataclass
@@ -590,7 +619,6 @@ class DDPG(HERLearner):
       q = self.critic.apply(cp, feats, b["action"])
       return jnp.mean((q - y) ** 2), q
 
-    n_demo = jnp.maximum(jnp.sum(b["demo"]), 1.0)
     (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
 
     def actor_loss(ap):
@@ -599,10 +627,8 @@ class DDPG(HERLearner):
       loss = -jnp.mean(q_pi) + c.action_l2 * jnp.mean(pi**2)
       if c.bc_weight <= 0:
         return loss, (jnp.zeros(()), jnp.zeros_like(q_pi))
-      # The Q filter: clone a demonstrated action only where the critic rates it above the actor's own;
       # q is Q(s, a_demo) from the critic's loss, q_pi is Q(s, pi(s)): no extra forward pass.
-      clone = jax.lax.stop_gradient(b["demo"] * (q > q_pi))
-      bc = jnp.sum(clone * jnp.sum((pi - b["action"]) ** 2, -1)) / n_demo
+      bc, clone = q_filtered_cloning(pi, b["action"], b["demo"], q, q_pi)
       return loss + c.bc_weight * c.bc_scale(env_steps) * bc, (bc, clone)
 
     (la, (bc, clone)), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])
@@ -614,12 +640,7 @@ class DDPG(HERLearner):
       "train/relabelled_reward": jnp.mean(b["reward"]),
       "data/staleness": jnp.mean(b["age"]),
     }
-    if c.demo_batch_size:
-      info["demo/relabelled_reward"] = jnp.sum(b["demo"] * b["reward"]) / n_demo
-    if c.bc_weight > 0:
-      info["loss/bc"] = bc
-      info["demo/q_filter_pass"] = jnp.sum(clone) / n_demo
-      info["demo/bc_scale"] = c.bc_scale(env_steps)
+    info.update(cloning_info(c, b, bc, clone, env_steps))
     return {"actor": g_a, "critic": g_c}, info
 
   def policy(self, params, obs_norm, deterministic: bool = True):

@@ -43,7 +43,7 @@ import jax.numpy as jnp
 
 from agents.common.distributions import TanhNormal
 from agents.common.networks import MLP
-from agents.her.ddpg import Critic, HERConfig, HERLearner
+from agents.her.ddpg import CloningConfig, Critic, HERLearner, cloning_info, q_filtered_cloning
 
 # The actor's log std is squashed smoothly into this range (no dead gradient at a hard clip); -5 keeps a
 # near-deterministic policy's log-density finite.
@@ -51,7 +51,7 @@ LOG_STD_MIN, LOG_STD_MAX = -5.0, 2.0
 
 
 @dataclasses.dataclass(frozen=True)
-class SACConfig(HERConfig):
+class SACConfig(CloningConfig):
   random_eps: float = 0.0  # SAC explores with its own stochastic policy; > 0 mixes in uniform
   # random actions with this probability
   alpha_lr: float = 1e-3  # the temperature's Adam rate (log alpha)
@@ -169,10 +169,11 @@ class SAC(HERLearner):
       "next_noise": jax.random.normal(k_next, shape),
     }
 
-  def grads(self, params, target, obs_norm, b, env_steps=0):  # env_steps: unused (DDPG cloning's)
-    """SAC's update on one batch `b` (leaves [batch, ...], `sample`): gradients of the twin critics'
-    soft TD loss, the actor's loss and the temperature's loss, all at `params` -> ({"actor", "critic",
-    "log_alpha"} gradients, scalar metrics)."""
+  def grads(self, params, target, obs_norm, b, env_steps=0):
+    """SAC's update on one batch `b` (leaves [batch, ...], `sample`) after `env_steps` env steps (the
+    cloning schedule): gradients of the twin critics' soft TD loss, the actor's loss (with the Q-filtered
+    cloning of the demo rows when bc_weight > 0) and the temperature's loss, all at `params` ->
+    ({"actor", "critic", "log_alpha"} gradients, scalar metrics)."""
     c = self.config
     alpha = jnp.exp(params["log_alpha"])
     feats = self._feats(obs_norm, b["obs"], b["goal"])
@@ -188,13 +189,23 @@ class SAC(HERLearner):
       q = self.critic.apply(cp, feats, b["action"])
       return jnp.sum(jnp.mean((q - y) ** 2, axis=-1)), q  # each critic regressed on its own
 
-    def policy_loss(ap):
-      a, logp = squash(self.actor.apply(ap, feats), b["noise"])
-      q_pi = self.critic.apply(params["critic"], feats, a)
-      return actor_loss(q_pi, logp, jax.lax.stop_gradient(alpha)), logp
-
     (lc, q), g_c = jax.value_and_grad(critic_loss, has_aux=True)(params["critic"])
-    (la, logp), g_a = jax.value_and_grad(policy_loss, has_aux=True)(params["actor"])
+
+    def policy_loss(ap):
+      dist = self.actor.apply(ap, feats)
+      a, logp = squash(dist, b["noise"])
+      q_pi = self.critic.apply(params["critic"], feats, a)
+      loss = actor_loss(q_pi, logp, jax.lax.stop_gradient(alpha))
+      if c.bc_weight <= 0:
+        return loss, (logp, jnp.zeros(()), jnp.zeros_like(logp))
+      # The deterministic action tanh(mean) clones; the filter compares the twin minimum at the batch's
+      # action (the critics' loss) with that at the sampled action (this loss): no extra forward pass.
+      bc, clone = q_filtered_cloning(
+        jnp.tanh(dist.mean), b["action"], b["demo"], jnp.min(q, 0), jnp.min(q_pi, 0)
+      )
+      return loss + c.bc_weight * c.bc_scale(env_steps) * bc, (logp, bc, clone)
+
+    (la, (logp, bc, clone)), g_a = jax.value_and_grad(policy_loss, has_aux=True)(params["actor"])
     lt, g_t = jax.value_and_grad(temperature_loss)(params["log_alpha"], logp, self.target_entropy)
     info = {
       "loss/critic": lc,
@@ -206,6 +217,7 @@ class SAC(HERLearner):
       "q/target": jnp.mean(y),
       "train/relabelled_reward": jnp.mean(b["reward"]),
       "data/staleness": jnp.mean(b["age"]),
+      **cloning_info(c, b, bc, clone, env_steps),
     }
     return {"actor": g_a, "critic": g_c, "log_alpha": g_t}, info
 

@@ -97,6 +97,8 @@ class MTSACConfig(SACConfig):
       raise ValueError(
         f"MT-SAC has no goal relabelling: replay_strategy must be 'none', got {self.replay_strategy!r}"
       )
+    if self.bc_weight > 0:
+      raise ValueError(f"MT-SAC has no behaviour cloning: bc_weight must be 0, got {self.bc_weight!r}")
     if self.num_tasks is not None and (
       isinstance(self.num_tasks, bool) or not isinstance(self.num_tasks, int) or self.num_tasks < 1
     ):
@@ -166,7 +168,7 @@ class MTSAC(SAC):
     params["log_alpha"] = jnp.full((self.num_tasks,), math.log(self.config.init_alpha), jnp.float32)
     return params
 
-  def grads(self, params, target, obs_norm, b, env_steps=0):  # env_steps: unused (DDPG cloning's)
+  def grads(self, params, target, obs_norm, b, env_steps=0):  # env_steps: unused (no cloning here)
     """MT-SAC's update on one batch `b` (leaves [batch, ...], `sample`): gradients of the twin critics'
     soft TD loss, the actor's loss and the per-task temperatures' loss, each transition with its own
     task's alpha, all at `params` -> ({"actor", "critic", "log_alpha"} gradients, scalar metrics)."""

@@ -1,7 +1,8 @@
-"""Learning from demonstrations (HERConfig.demo_episodes / demo_batch_size, DDPGConfig.bc_weight): the
-expert's episodes are collected at init into their own buffer, every batch carries demo_batch_size of
-them (relabelled like the rest), behaviour cloning with the Q filter pulls the actor towards the
-demonstrated actions, checkpoints without buffers re-collect them, and bad settings are refused."""
+"""Learning from demonstrations (HERConfig.demo_episodes / demo_batch_size, CloningConfig.bc_weight and its
+schedule): the expert's episodes are collected at init into their own buffer, every batch carries
+demo_batch_size of them (relabelled like the rest), behaviour cloning with the Q filter pulls DDPG's and
+SAC's actors towards the demonstrated actions, checkpoints without buffers re-collect them, and bad settings
+are refused."""
 
 import mjx_envs
 from mjx_envs import scripted
@@ -16,6 +17,7 @@ import train
 from agents import experiment
 from agents.her import sac
 from agents.her.ddpg import DDPGConfig, make_train
+from agents.multitask.mtsac import MTSACConfig
 
 DEMOS, DEMO_BATCH, BATCH = 6, 24, 64
 
@@ -122,6 +124,34 @@ def test_behaviour_cloning_adds_the_q_filtered_action_error_of_the_demo_rows(rea
   assert 0.0 <= float(m["demo/q_filter_pass"]) <= 1.0 and np.isfinite(float(m["loss/bc"]))
 
 
+def test_sac_clones_its_mean_action_where_the_twin_minimum_prefers_the_demo(reach):
+  env, algo, ts = reach
+  fields = {k: v for k, v in algo.config.__dict__.items() if k in sac.SACConfig.__dataclass_fields__}
+  cfg = sac.SACConfig(**{**fields, "random_eps": 0.0})
+  cloning = sac.make_train(env, cfg)
+  plain = sac.make_train(env, sac.SACConfig(**{**fields, "random_eps": 0.0, "bc_weight": 0.0}))
+  st = jax.jit(cloning.init)(jax.random.PRNGKey(3))
+  b = jax.jit(cloning.sample)(st.demos, jax.random.PRNGKey(4), st.demos)
+  p, tgt, norm = st.params, st.target, st.obs_norm
+  g_bc, info = jax.jit(cloning.grads)(p, tgt, norm, b)
+  g_0, info0 = jax.jit(plain.grads)(p, tgt, norm, b)
+  assert "loss/bc" in info and "loss/bc" not in info0
+  feats = cloning._feats(norm, b["obs"], b["goal"])
+  q_min = lambda a: jnp.min(cloning.critic.apply(p["critic"], feats, a), 0)
+  a_pi, _ = sac.squash(cloning.actor.apply(p["actor"], feats), b["noise"])
+  keep = b["demo"] * (q_min(b["action"]) > q_min(a_pi))
+  assert 0 < float(jnp.sum(keep)) < DEMO_BATCH
+
+  def bc(ap):
+    err = jnp.sum((jnp.tanh(cloning.actor.apply(ap, feats).mean) - b["action"]) ** 2, -1)
+    return cfg.bc_weight * jnp.sum(keep * err) / DEMO_BATCH
+
+  expected = jax.tree.map(jnp.add, g_0["actor"], jax.grad(bc)(p["actor"]))
+  chex.assert_trees_all_close(g_bc["actor"], expected, rtol=1e-3, atol=1e-5)
+  chex.assert_trees_all_close((g_bc["critic"], g_bc["log_alpha"]), (g_0["critic"], g_0["log_alpha"]))
+  np.testing.assert_allclose(float(info["demo/q_filter_pass"]), float(jnp.sum(keep)) / DEMO_BATCH, rtol=1e-6)
+
+
 def test_the_cloning_weight_holds_then_halves(reach):
   _, algo, ts = reach
   cfg = algo.config.__class__(**{**algo.config.__dict__, "bc_until": 1000, "bc_half_life": 250})
@@ -164,6 +194,8 @@ def test_bad_demo_settings_are_refused():
     DDPGConfig(demo_episodes=10, demo_batch_size=256, batch_size=256)
   with pytest.raises(ValueError, match="clones demonstrations"):
     DDPGConfig(bc_weight=1.0)
+  with pytest.raises(ValueError, match="MT-SAC has no behaviour cloning"):
+    MTSACConfig(demo_episodes=10, demo_batch_size=8, bc_weight=1.0)
   with pytest.raises(ValueError, match="bc_half_life needs bc_until"):
     DDPGConfig(demo_episodes=10, demo_batch_size=8, bc_weight=1.0, bc_half_life=100)
   with pytest.raises(ValueError, match="env steps >= 0"):
