@@ -457,16 +457,37 @@ def resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, n
     lambda x, like: jax.device_put(x, like.sharding), ts, fresh
   )  # as the compiled step expects
   diff = {k: [old_cfg["agent"][k], cfg["agent"][k]] for k in changed}
-  print(
-    f"[{name}] surgery at env step {meta['env_steps']}: "
-    + ", ".join(f"agent.{k} {a} -> {b}" for k, (a, b) in diff.items()),
-    flush=True,
-  )
-  with open(os.path.join(run_dir, "surgery.jsonl"), "a") as f:
+  log_config_change(run_dir, "surgery.jsonl", meta, diff, cfg, f"[{name}] surgery at env step", "agent.")
+  return ts, meta
+
+
+def log_config_change(run_dir, log, meta, diff, cfg, headline, prefix=""):
+  """Prints `headline` with the env step and each change of `diff` ({key: [old, new]}), appends the
+  record to RUN_DIR/`log` and makes `cfg` the run's config.json."""
+  changes = ", ".join(f"{prefix}{k} {a} -> {b}" for k, (a, b) in diff.items())
+  print(f"{headline} {meta['env_steps']}: {changes}", flush=True)
+  with open(os.path.join(run_dir, log), "a") as f:
     f.write(json.dumps({"env_steps": meta["env_steps"], "chunks": meta["chunks"], "changed": diff}) + "\n")
   with open(os.path.join(run_dir, "config.json"), "w") as f:
     json.dump(cfg, f, indent=2)
-  return ts, meta
+
+
+def record_resume_changes(stored, cfg, run_dir, meta, name):
+  """`--resume` with changed settings that keep the architecture (`--set agent.bc_weight=0`,
+  `run.max_minutes=...`): the run's config.json becomes the new config, so that a later plain --resume
+  goes on with them, and changes.jsonl records what changed at which env step."""
+  plain = lambda x: json.loads(json.dumps(x))  # tuples and lists alike, as config.json holds them
+  old_cfg, cfg_json = plain(stored), plain(cfg)
+  diff = {
+    f"{section}.{k}": [old_cfg.get(section, {}).get(k), v]
+    for section, values in cfg_json.items()
+    if isinstance(values, dict)
+    for k, v in values.items()
+    if old_cfg.get(section, {}).get(k) != v
+  }
+  diff.pop("agent.total_env_steps", None)  # recorded on its own above
+  if diff:
+    log_config_change(run_dir, "changes.jsonl", meta, diff, cfg, f"[{name}] resumed with changes at env step")
 
 
 def rate_checkpoints(run_dir, algo, logger):
@@ -593,6 +614,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     ts, meta = resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name)
   elif resuming:
     ts, meta = restore(algo, ckpt, mesh, seed)
+    record_resume_changes(stored, cfg, run_dir, meta, name)
   else:
     ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
     if rc["init_from"]:  # a fresh run only: a resume continues from its own checkpoint

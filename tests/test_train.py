@@ -190,8 +190,14 @@ def test_resume_with_steps_extends_the_run_for_later_resumes(tmp_path):
   out = run("--resume", run_dir, "--steps", str(16 * 5 * 4), "--no-progress")
   assert "agent.total_env_steps 160 -> 320" in out, out[-2000:]
   assert json.load(open(os.path.join(run_dir, "config.json")))["agent"]["total_env_steps"] == 320
-  out = run("--resume", run_dir, "--no-progress")
+  out = run("--resume", run_dir, "--no-progress", "--set", "run.max_minutes=30")
   assert "nothing to train: 320 env steps done" in out, out[-2000:]
+  # A changed setting that keeps the architecture is recorded, so a later plain --resume keeps it.
+  assert "resumed with changes at env step 320: run.max_minutes" in out and "-> 30" in out, out[-2000:]
+  assert json.load(open(os.path.join(run_dir, "config.json")))["run"]["max_minutes"] == 30
+  change = json.loads(open(os.path.join(run_dir, "changes.jsonl")).read())
+  assert change["env_steps"] == 320 and list(change["changed"]) == ["run.max_minutes"]
+  assert change["changed"]["run.max_minutes"][1] == 30
   steps = [json.loads(line)["env_steps"] for line in open(os.path.join(run_dir, "metrics.jsonl"))]
   assert steps == [80, 160, 240, 320]
 
