@@ -7,6 +7,7 @@ gives the same split for what any controller can reach (ring: 0.75 of its goals,
 
     python benchmarks/hand_reach_by_finger.py --policy RUN/policy.msgpack --episodes 512 [--json OUT]
     python benchmarks/hand_reach_by_finger.py --run RUN_DIR          # its latest checkpoint
+    python benchmarks/hand_reach_by_finger.py --expert               # the scripted expert (the demos')
 
 The policy acts deterministically on fresh episodes (C backend); success is the reference's: the 15-D
 fingertip error under 0.01 m at the episode's last step. A goal's finger is the one whose target lies more
@@ -16,6 +17,7 @@ than 5 mm from its initial tip (none: the initial goal).
 from __future__ import annotations
 
 import mjx_envs
+from mjx_envs import scripted
 
 import argparse
 import json
@@ -50,7 +52,28 @@ def by_finger(act, episodes: int, seed: int = 0) -> dict:
     (s, _), _ = jax.lax.scan(body, (s0, k_act), None, length=env.episode_length)
     return s0.obs["achieved_goal"], s.obs["achieved_goal"], s.obs["desired_goal"]
 
-  tips0, tips, goal = (np.asarray(x).reshape(episodes, 5, 3) for x in run(jax.random.PRNGKey(seed)))
+  return table(*run(jax.random.PRNGKey(seed)))
+
+
+def by_finger_expert(episodes: int, seed: int = 0) -> dict:
+  """`by_finger` for HandReach's scripted expert (`mjx_envs.scripted.expert_for`, a controller with a
+  state of its own), C backend."""
+  env = mjx_envs.make("HandReach", impl="c")
+  expert = scripted.expert_for(env)
+
+  @jax.jit
+  def run(key):
+    s0 = jax.vmap(env.reset)(jax.random.split(key, episodes))  # the episodes rollout resets
+    s, _ = scripted.rollout(env, expert, key, episodes)
+    return s0.obs["achieved_goal"], s.obs["achieved_goal"], s.obs["desired_goal"]
+
+  return table(*run(jax.random.PRNGKey(seed)))
+
+
+def table(tips0, tips, goal) -> dict:
+  """The by-kind table of episodes' initial and final fingertips and goals (each [episodes, 15])."""
+  episodes = len(goal)
+  tips0, tips, goal = (np.asarray(x).reshape(episodes, 5, 3) for x in (tips0, tips, goal))
   success = np.linalg.norm((tips - goal).reshape(episodes, -1), axis=-1) < 0.01
   kind = goal_kind(goal.reshape(episodes, 15), tips0.reshape(episodes, 15), tol=0.005)
   out = {"all": {"goals": episodes, "success": float(success.mean())}}
@@ -65,15 +88,16 @@ def main(argv=None) -> int:
   src = p.add_mutually_exclusive_group(required=True)
   src.add_argument("--policy", help="a policy file of agents.experiment.export_policy")
   src.add_argument("--run", help="a train.py run directory (its latest checkpoint)")
+  src.add_argument("--expert", action="store_true", help="the scripted expert (mjx_envs/hand/scripted.py)")
   p.add_argument("--episodes", type=int, default=512)
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--json", help="write the table here")
   args = p.parse_args(argv)
-  if args.policy:
-    act, _ = experiment.load_exported_policy(args.policy)
+  if args.expert:
+    out = by_finger_expert(args.episodes, args.seed)
   else:
-    act = experiment.load_policy(args.run)
-  out = by_finger(act, args.episodes, args.seed)
+    act = experiment.load_exported_policy(args.policy)[0] if args.policy else experiment.load_policy(args.run)
+    out = by_finger(act, args.episodes, args.seed)
   print("| goal | episodes | success |\n|---|---:|---:|")
   for name, row in out.items():
     rate = "-" if row["success"] is None else f"{row['success']:.2f}"
@@ -81,7 +105,14 @@ def main(argv=None) -> int:
   if args.json:
     with open(args.json, "w") as f:
       json.dump(
-        {"source": args.policy or args.run, "episodes": args.episodes, "seed": args.seed, **out}, f, indent=1
+        {
+          "source": args.policy or args.run or "scripted expert",
+          "episodes": args.episodes,
+          "seed": args.seed,
+          **out,
+        },
+        f,
+        indent=1,
       )
   return 0
 

@@ -471,9 +471,9 @@ def mt10_long(out: str) -> None:
 
 
 def hand_reach(out: str) -> None:
-  """HandReach on the CPU: DDPG+HER (2026-11-26) and SAC+HER (2026-11-27, batches of 256 and 2,048) eval
-  success against env steps, and each policy's success by the finger the thumb is sent to meet
-  (benchmarks/hand_reach_by_finger.py)."""
+  """HandReach on the CPU: DDPG+HER (2026-11-26), SAC+HER (2026-11-27, batches of 256 and 2,048) and the
+  demonstration runs (2026-11-27: cloning held, dropped or halved from 920k) eval success against env
+  steps, and each policy's success by the finger the thumb is sent to meet (benchmarks/hand_reach_by_finger.py)."""
   runs = (
     (("2026-11-26", "her_hand_reach_cpu"), "by_finger_ddpg_936k.json", "C0", "DDPG+HER, batch 2,048"),
     (("2026-11-27", "sac_her_b256"), "by_finger_sac_b256_1m.json", "C3", "SAC+HER, batch 256"),
@@ -485,6 +485,18 @@ def hand_reach(out: str) -> None:
       "by_finger_ddpg_demos_bc200.json",
       "C5",
       "DDPG+HER, demos + BC/10",
+    ),
+    (
+      ("2026-11-27", "ddpg_her_demos_bc_then_none"),
+      "by_finger_ddpg_demos_bc_then_none_1080k.json",
+      "C7",
+      "demos + BC to 920k, then none",
+    ),
+    (
+      ("2026-11-27", "ddpg_her_demos_bc_halving"),
+      "by_finger_ddpg_demos_bc_halving_1720k.json",
+      "C8",
+      "demos + BC to 920k, then halved every 100k",
     ),
   )
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
