@@ -103,6 +103,8 @@ class HERConfig(episodes.StepBudget):
   # `batch_size` transitions from it, relabelled as the rest.
   demo_episodes: int = 0
   demo_batch_size: int = 0
+  demo_successes_only: bool = False  # True: only the expert's successful episodes are drawn (baselines'
+  # demonstration files hold successful episodes); the buffer keeps all demo_episodes, its size counts these
 
   def __post_init__(self):
     if self.lr_schedule not in optim.SCHEDULES:
@@ -196,6 +198,14 @@ def cloning_info(config: CloningConfig, b, bc, clone, env_steps) -> dict:
     info["demo/q_filter_pass"] = jnp.sum(clone) / n_demo
     info["demo/bc_scale"] = config.bc_scale(env_steps)
   return info
+
+
+def successes_first(buf: replay.SegmentBuffer, success) -> replay.SegmentBuffer:
+  """A full buffer of one segment per episode with the episodes of `success` [S] bool first (in their
+  order) and its size their count (at least 1, so that sampling has a row): draws see only them."""
+  order = jnp.argsort(~success, stable=True)
+  data = jax.tree.map(lambda x: x[order], buf.data)
+  return buf.replace(data=data, size=jnp.maximum(jnp.sum(success), 1).astype(buf.size.dtype))
 
 
 @struct.dataclass
@@ -370,10 +380,13 @@ class HERLearner:
       flags = {"done": jnp.maximum(last, nxt.done), "truncation": last * (1.0 - nxt.done)}
       return (nxt, mem), self.goal_step(s.obs, action, nxt.obs, flags)
 
-    _, steps = jax.lax.scan(body, (state, jax.vmap(expert.init)(state)), jnp.arange(L))
+    (final, _), steps = jax.lax.scan(body, (state, jax.vmap(expert.init)(state)), jnp.arange(L))
     segments = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps)
     example = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], jnp.float32), segments)
-    return replay.add(replay.init(example, n * L), segments)
+    buf = replay.add(replay.init(example, n * L), segments)
+    if c.demo_successes_only:  # success as the env scores an episode: at its last step
+      buf = successes_first(buf, final.metrics["is_success"] > 0)
+    return buf
 
   # --- collection --------------------------------------------------------------------------------
   @staticmethod

@@ -16,6 +16,7 @@ import pytest
 import train
 from agents import experiment
 from agents.her import sac
+from agents.her import ddpg
 from agents.her.ddpg import DDPGConfig, make_train
 from agents.multitask.mtsac import MTSACConfig
 
@@ -173,6 +174,30 @@ def test_the_cloning_weight_holds_then_halves(reach):
   late = ts.replace(updates=jnp.int32(14))
   _, m = jax.jit(lambda t: scheduled.train_many(t, 1))(late)
   assert float(m["demo/bc_scale"]) == 0.25
+
+
+def test_only_successful_demos_are_drawn_when_asked(reach):
+  _, algo, ts = reach
+  buf = jax.device_get(ts.demos)
+  success = jnp.array([False, True, False, True, True, False])
+  kept = ddpg.successes_first(ts.demos, success)
+  assert int(kept.size) == 3
+  actions = np.asarray(buf.data["action"])
+  np.testing.assert_array_equal(np.asarray(kept.data["action"])[:3], actions[np.array([1, 3, 4])])
+  # Draws come from the first `size` segments only: each sampled demo row's action is one of theirs.
+  rows = jax.jit(algo.sample)(kept, jax.random.PRNGKey(5), kept)
+  drawn = np.asarray(rows["action"])
+  kept_rows = actions[np.array([1, 3, 4])].reshape(-1, actions.shape[-1])
+  other_rows = actions[np.array([0, 2, 5])].reshape(-1, actions.shape[-1])
+  near = lambda a, pool: np.min(np.abs(pool - a).max(-1))
+  assert all(near(a, kept_rows) == 0 for a in drawn)
+  assert any(near(a, other_rows) > 0 for a in drawn)
+  none = ddpg.successes_first(ts.demos, jnp.zeros(6, bool))
+  assert int(none.size) == 1  # a row to sample, never an empty draw
+  # In the learner: FetchReach's expert succeeds, so all its episodes stay.
+  cfg = algo.config.__class__(**{**algo.config.__dict__, "demo_successes_only": True})
+  demos = jax.jit(make_train(algo.raw_env, cfg).collect_demos)(jax.random.PRNGKey(0))
+  assert int(demos.size) == DEMOS
 
 
 def test_a_checkpoint_without_buffers_recollects_the_demos(reach):
