@@ -15,8 +15,7 @@ import pytest
 
 import train
 from agents import experiment
-from agents.her import sac
-from agents.her import ddpg
+from agents.her import ddpg, sac
 from agents.her.ddpg import DDPGConfig, make_train
 from agents.multitask.mtsac import MTSACConfig
 
