@@ -148,6 +148,9 @@ class CloningConfig(HERConfig):
   # Halving, not a linear fall: a tenth of the weight clones as the whole does (BENCHMARKS.md, HandReach).
   bc_until: int = 0
   bc_half_life: int = 0
+  # True: clone only the demo rows that keep the goal the expert pursued. A relabelled goal is a point the
+  # expert's fingers passed or reached, but its action there was aimed at the original goal.
+  bc_original_goals: bool = False
 
   def __post_init__(self):
     super().__post_init__()
@@ -177,12 +180,14 @@ class DDPGConfig(CloningConfig):
   action_l2: float = 1.0
 
 
-def q_filtered_cloning(action, demo_action, demo, q_demo, q_pi):
-  """The Q-filtered cloning error: (bc [], clone [B]). action [B, A] the actor's (differentiated),
-  demo_action [B, A] the batch's, demo [B] 1 on demo rows, q_demo / q_pi [B] the critic at the batch's
-  action and at the actor's. bc = sum over the rows that are demos and whose q_demo > q_pi of the
-  squared action error (summed over A), over the number of demo rows."""
-  clone = jax.lax.stop_gradient(demo * (q_demo > q_pi))
+def q_filtered_cloning(config: CloningConfig, action, b, q_demo, q_pi):
+  """The Q-filtered cloning error: (bc [], clone [B]). action [B, A] the actor's (differentiated), b the
+  batch (its action, demo and relabelled flags [B]), q_demo / q_pi [B] the critic at the batch's action
+  and at the actor's. bc = sum over the demo rows (with bc_original_goals, those not relabelled) whose
+  q_demo > q_pi of the squared action error (summed over A), over the number of demo rows."""
+  demo, demo_action = b["demo"], b["action"]
+  rows = demo * (1.0 - b["relabelled"]) if config.bc_original_goals else demo
+  clone = jax.lax.stop_gradient(rows * (q_demo > q_pi))
   bc = jnp.sum(clone * jnp.sum((action - demo_action) ** 2, -1)) / jnp.maximum(jnp.sum(demo), 1.0)
   return bc, clone
 
@@ -442,8 +447,9 @@ class HERLearner:
   # --- learning ----------------------------------------------------------------------------------
   def sample(self, buf: replay.SegmentBuffer, key, demos: replay.SegmentBuffer | None = None):
     """A relabelled batch: dict of [batch_size, ...] with obs, goal, action, reward, next_obs, discount,
-    age (cycles since collection) and demo (1 on the rows drawn from `demos`, the last demo_batch_size;
-    their age is the agent rows' mean, so that staleness stays the agent's data's)."""
+    age (cycles since collection), relabelled (1 where HER replaced the goal) and demo (1 on the rows
+    drawn from `demos`, the last demo_batch_size; their age is the agent rows' mean, so that staleness
+    stays the agent's data's)."""
     c = self.config
     if demos is None or not c.demo_batch_size:
       return {**self._draw(buf, key, c.batch_size), "demo": jnp.zeros((c.batch_size,), jnp.float32)}
@@ -465,12 +471,12 @@ class HERLearner:
     tr = jax.tree.map(lambda x: x[slots, t], buf.data)
     if self.goal_env:
       seg = {k: buf.data[k][slots] for k in ("next_ag", "done")}
-      goal, _ = relabel.relabel(
+      goal, relabelled = relabel.relabel(
         k_her, seg["next_ag"], seg["done"], valid, t, tr["goal"], c.replay_strategy, self.p
       )
       reward = self.raw_env.compute_reward(tr["next_ag"], goal, {})
     else:  # the stored reward; an empty goal, so that losses concatenate obs and goal as for a goal env
-      goal, reward = jnp.zeros((n, 0), tr["obs"].dtype), tr["reward"]
+      goal, reward, relabelled = jnp.zeros((n, 0), tr["obs"].dtype), tr["reward"], jnp.zeros((n,), bool)
     discount = 1.0 - tr["done"] * (1.0 - tr["truncation"])  # bootstrap unless terminated
     # Staleness: how many cycles (parameter versions) ago each sampled segment was collected; each
     # cycle writes num_envs segments just before the insert position.
@@ -483,6 +489,7 @@ class HERLearner:
       "next_obs": tr["next_obs"],
       "discount": discount,
       "age": age.astype(jnp.float32),
+      "relabelled": relabelled.astype(jnp.float32),
     }
 
   def sample_many(self, buf: replay.SegmentBuffer, key, demos: replay.SegmentBuffer | None = None):
@@ -641,7 +648,7 @@ class DDPG(HERLearner):
       if c.bc_weight <= 0:
         return loss, (jnp.zeros(()), jnp.zeros_like(q_pi))
       # q is Q(s, a_demo) from the critic's loss, q_pi is Q(s, pi(s)): no extra forward pass.
-      bc, clone = q_filtered_cloning(pi, b["action"], b["demo"], q, q_pi)
+      bc, clone = q_filtered_cloning(c, pi, b, q, q_pi)
       return loss + c.bc_weight * c.bc_scale(env_steps) * bc, (bc, clone)
 
     (la, (bc, clone)), g_a = jax.value_and_grad(actor_loss, has_aux=True)(params["actor"])

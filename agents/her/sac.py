@@ -200,9 +200,7 @@ class SAC(HERLearner):
         return loss, (logp, jnp.zeros(()), jnp.zeros_like(logp))
       # The deterministic action tanh(mean) clones; the filter compares the twin minimum at the batch's
       # action (the critics' loss) with that at the sampled action (this loss): no extra forward pass.
-      bc, clone = q_filtered_cloning(
-        jnp.tanh(dist.mean), b["action"], b["demo"], jnp.min(q, 0), jnp.min(q_pi, 0)
-      )
+      bc, clone = q_filtered_cloning(c, jnp.tanh(dist.mean), b, jnp.min(q, 0), jnp.min(q_pi, 0))
       return loss + c.bc_weight * c.bc_scale(env_steps) * bc, (logp, bc, clone)
 
     (la, (logp, bc, clone)), g_a = jax.value_and_grad(policy_loss, has_aux=True)(params["actor"])

@@ -152,6 +152,26 @@ def test_sac_clones_its_mean_action_where_the_twin_minimum_prefers_the_demo(reac
   np.testing.assert_allclose(float(info["demo/q_filter_pass"]), float(jnp.sum(keep)) / DEMO_BATCH, rtol=1e-6)
 
 
+def test_cloning_on_original_goals_skips_the_relabelled_demo_rows(reach):
+  _, algo, ts = reach
+  cfg = algo.config.__class__(**{**algo.config.__dict__, "bc_original_goals": True})
+  only = make_train(algo.raw_env, cfg)
+  b = jax.jit(algo.sample)(ts.demos, jax.random.PRNGKey(2), ts.demos)
+  relabelled = np.asarray(b["relabelled"])
+  assert set(np.unique(relabelled)) == {0.0, 1.0}  # HER's future_p 0.8: both kinds in the batch
+  p, tgt, norm = ts.params, ts.target, ts.obs_norm
+  _, info_all = jax.jit(algo.grads)(p, tgt, norm, b)
+  _, info_orig = jax.jit(only.grads)(p, tgt, norm, b)
+  # The same Q filter on fewer rows, over the same count of demo rows.
+  feats = algo._feats(norm, b["obs"], b["goal"])
+  q = lambda a: algo.critic.apply(p["critic"], feats, a)
+  passes = np.asarray(b["demo"] * (q(b["action"]) > q(algo.actor.apply(p["actor"], feats))))
+  np.testing.assert_allclose(float(info_all["demo/q_filter_pass"]), passes.sum() / DEMO_BATCH, rtol=1e-6)
+  expected = (passes * (1 - relabelled)).sum() / DEMO_BATCH
+  np.testing.assert_allclose(float(info_orig["demo/q_filter_pass"]), expected, rtol=1e-6)
+  assert float(info_orig["demo/q_filter_pass"]) < float(info_all["demo/q_filter_pass"])
+
+
 def test_the_cloning_weight_holds_then_halves(reach):
   _, algo, ts = reach
   cfg = algo.config.__class__(**{**algo.config.__dict__, "bc_until": 1000, "bc_half_life": 250})
