@@ -498,9 +498,22 @@ def hand_reach(out: str) -> None:
       "C8",
       "demos + BC to 920k, then halved every 100k",
     ),
+    (("2026-11-27", "sac_her_demos_bc"), "by_finger_sac_demos_bc_568k.json", "C9", "SAC+HER, demos + BC"),
+    (
+      ("2026-11-27", "ddpg_her_demos_bc_successes"),
+      "by_finger_ddpg_demos_bc_successes_560k.json",
+      "olive",
+      "DDPG+HER, successful demos + BC",
+    ),
+    (
+      ("2026-11-27", "ddpg_her_demos_bc_original_goals"),
+      "by_finger_ddpg_demos_bc_original_goals_1656k.json",
+      "black",
+      "DDPG+HER, demos + BC on original goals",
+    ),
   )
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 5.2), gridspec_kw={"width_ratios": [1.5, 1]})
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
   for (date, name), _, color, label in runs:
     xs, ys = _series(_rows("her-hand", date, name, "metrics.jsonl"), "eval/success_rate")
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
@@ -512,7 +525,7 @@ def hand_reach(out: str) -> None:
   ax1.set_xlabel("env steps (millions)")
   ax1.set_ylabel("eval success (64 episodes)")
   ax1.set_ylim(-0.03, 1.05)
-  ax1.legend(fontsize=7, loc="lower right")
+  ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
   kinds = ("initial", "fore", "middle", "ring", "little")
   tables = [
     (t, color, label) for _, t, color, label in runs if os.path.exists(_path("her-hand", "2026-11-27", t))
