@@ -8,6 +8,11 @@ goals with contacts (ours and the reference's hand alike, `benchmarks/hand_reach
 buffer; each batch of 2,048 holds 256 of them (baselines' 128 of 1,024 in proportion), relabelled as the
 rest; and the actor clones their actions where the critic rates them above its own (the Q filter), with
 baselines' weights (0.0078 on the summed cloning error against 0.001 on -Q: bc_weight = 7.8 x 256).
+
+Variants measured (BENCHMARKS.md, "Cloning first, then reinforcement learning alone" and "Three more ways
+to clone"): `--set agent.bc_original_goals=True` (clone only the rows that keep the expert's goal: 0.70 at
+~590k, the best balance, then the same drift), `agent.demo_successes_only=True`, `agent.algo=sac_her`,
+and from 920k `agent.bc_until=920000` with `agent.bc_half_life=0` (collapse) or 100000 (ring goals lost).
 """
 
 import copy
