@@ -472,10 +472,11 @@ def log_config_change(run_dir, log, meta, diff, cfg, headline, prefix=""):
     json.dump(cfg, f, indent=2)
 
 
-def record_resume_changes(stored, cfg, run_dir, meta, name):
-  """`--resume` with changed settings that keep the architecture (`--set agent.bc_weight=0`,
+def record_resume_changes(stored, cfg, run_dir, meta, name, skip=()):
+  """`--resume` with changed settings other than the architecture (`--set agent.bc_weight=0`,
   `run.max_minutes=...`): the run's config.json becomes the new config, so that a later plain --resume
-  goes on with them, and changes.jsonl records what changed at which env step."""
+  goes on with them, and changes.jsonl records what changed at which env step. skip: keys recorded
+  elsewhere (surgery's, "agent.hidden")."""
   plain = lambda x: json.loads(json.dumps(x))  # tuples and lists alike, as config.json holds them
   old_cfg, cfg_json = plain(stored), plain(cfg)
   diff = {
@@ -485,7 +486,8 @@ def record_resume_changes(stored, cfg, run_dir, meta, name):
     for k, v in values.items()
     if old_cfg.get(section, {}).get(k) != v
   }
-  diff.pop("agent.total_env_steps", None)  # recorded on its own above
+  for k in ("agent.total_env_steps", *skip):  # the total is recorded on its own above
+    diff.pop(k, None)
   if diff:
     log_config_change(run_dir, "changes.jsonl", meta, diff, cfg, f"[{name}] resumed with changes at env step")
 
@@ -612,6 +614,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   flops_future = None  # started after the first chunk (see below)
   if resuming and changed:
     ts, meta = resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name)
+    record_resume_changes(stored, cfg, run_dir, meta, name, skip=[f"agent.{k}" for k in changed])
   elif resuming:
     ts, meta = restore(algo, ckpt, mesh, seed)
     record_resume_changes(stored, cfg, run_dir, meta, name)

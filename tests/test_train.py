@@ -100,6 +100,7 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
     "policy_hidden": [[64, 64], [96, 64]],
     "value_hidden": [[64, 64], [64, 80]],
   }, record
+  assert not (tmp_path / "changes.jsonl").exists()  # the architecture is surgery's record alone
   rows = [json.loads(l) for l in open(tmp_path / "metrics.jsonl")]
   assert rows[-1]["env_steps"] == 51200 and row2["eval/success_rate"] >= 0.9, rows[-1]  # no drop
   # The checkpoint from before the surgery still loads, migrated into the run's new architecture (what
