@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Two training runs side by side on one lent GPU, each with its share of the card's memory:
+#   bash benchmarks/gpu_pair.sh SECONDS "CONFIG_A --set k=v ..." "CONFIG_B --set k=v ..."
+# Why: a Meta-World program compiles for minutes on the host's cores while the card idles; a second run
+# that compiles fast uses the card meanwhile. Installs the carried wheels (.whl/), runs each
+# `train.py --config ...` under `timeout -s INT SECONDS` with XLA_PYTHON_CLIENT_MEM_FRACTION=0.45, and
+# leaves in $OUT each run's log and one tarball of both run directories (checkpoints left out: only
+# a few files of at most 16 MiB come back from a device command).
+set -uo pipefail
+secs=${1:?usage: gpu_pair.sh SECONDS "CONFIG_A ARGS" "CONFIG_B ARGS"}; shift
+out=${OUT:-/tmp/out}; mkdir -p "$out" /tmp/pair
+[ -d /tmp/site/mujoco ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+  --upgrade --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_MEM_FRACTION=0.45
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$out/gpu.txt"
+i=0
+for spec in "$@"; do
+  # shellcheck disable=SC2086  # the spec is a config name and its --set arguments, split on purpose
+  set -- $spec
+  name=$1; shift
+  ( timeout -s INT "$secs" python3 train.py --config "$name" --out "/tmp/pair/$name" --no-progress "$@" \
+      > "$out/$name.log" 2>&1; echo "exit $?" >> "$out/$name.log" ) &
+  i=$((i + 1))
+done
+wait
+tar czf "$out/runs.tgz" -C /tmp/pair --exclude=checkpoints .
+ls -la "$out"
