@@ -3,7 +3,8 @@
 #   bash benchmarks/gpu_pair.sh SECONDS "CONFIG_A --set k=v ..." "CONFIG_B --set k=v ..."
 # Why: a Meta-World program compiles for minutes on the host's cores while the card idles; a second run
 # that compiles fast uses the card meanwhile. Installs the carried wheels (.whl/), runs each
-# `train.py --config ...` under `timeout -s INT SECONDS` with XLA_PYTHON_CLIENT_MEM_FRACTION=0.45, and
+# `train.py --config ...` under `timeout -s INT -k 15 SECONDS` (a run inside a compile or an orbax save
+# does not stop at SIGINT: SIGKILL 15 s later, so that the tarball is still written) with XLA_PYTHON_CLIENT_MEM_FRACTION=0.45, and
 # leaves in $OUT each run's log and one tarball of both run directories (checkpoints left out: only
 # a few files of at most 16 MiB come back from a device command).
 set -uo pipefail
@@ -18,7 +19,7 @@ for spec in "$@"; do
   # shellcheck disable=SC2086  # the spec is a config name and its --set arguments, split on purpose
   set -- $spec
   name=$1; shift
-  ( timeout -s INT "$secs" python3 train.py --config "$name" --out "/tmp/pair/$name" --no-progress "$@" \
+  ( timeout -s INT -k 15 "$secs" python3 train.py --config "$name" --out "/tmp/pair/$name" --no-progress "$@" \
       > "$out/$name.log" 2>&1; echo "exit $?" >> "$out/$name.log" ) &
   i=$((i + 1))
 done
