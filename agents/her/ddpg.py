@@ -105,6 +105,9 @@ class HERConfig(episodes.StepBudget):
   demo_batch_size: int = 0
   demo_successes_only: bool = False  # True: only the expert's successful episodes are drawn (baselines'
   # demonstration files hold successful episodes); the buffer keeps all demo_episodes, its size counts these
+  # Names of the env's goal kinds (its GOAL_KINDS, e.g. HandReach's "ring") whose demo episodes are drawn;
+  # () all. The expert's demonstrations can then teach only the goals that exploration never reaches.
+  demo_goal_kinds: tuple[str, ...] = ()
 
   def __post_init__(self):
     if self.lr_schedule not in optim.SCHEDULES:
@@ -205,7 +208,7 @@ def cloning_info(config: CloningConfig, b, bc, clone, env_steps) -> dict:
   return info
 
 
-def successes_first(buf: replay.SegmentBuffer, success) -> replay.SegmentBuffer:
+def kept_first(buf: replay.SegmentBuffer, success) -> replay.SegmentBuffer:
   """A full buffer of one segment per episode with the episodes of `success` [S] bool first (in their
   order) and its size their count (at least 1, so that sampling has a row): draws see only them."""
   order = jnp.argsort(~success, stable=True)
@@ -283,6 +286,20 @@ class HERLearner:
       if not self.goal_env:
         raise ValueError(f"demo_episodes needs a goal env; {type(env).__name__} has flat observations")
       self.expert = scripted.expert_for(env)  # a clear error now, where the env's family has none
+    if c.demo_goal_kinds:
+      kinds = getattr(env.unwrapped, "GOAL_KINDS", None)
+      if not c.demo_episodes or kinds is None:
+        raise ValueError(
+          f"demo_goal_kinds={c.demo_goal_kinds!r} filters demo episodes by their goal's kind: it needs "
+          f"demo_episodes and an env with GOAL_KINDS and goal_kind() (HandReach); "
+          f"{type(env.unwrapped).__name__} has {'none' if kinds is None else kinds}"
+        )
+      unknown = [k for k in c.demo_goal_kinds if k not in kinds]
+      if unknown:
+        raise ValueError(
+          f"demo_goal_kinds: unknown goal kind(s) {unknown}; {type(env.unwrapped).__name__} has {kinds}"
+        )
+      self.demo_kind_ids = jnp.array([kinds.index(k) for k in c.demo_goal_kinds], jnp.int32)
 
   def make_opt(self, lr):
     """Adam at `lr` with the config's schedule (over every gradient step of the run) and clipping."""
@@ -389,8 +406,13 @@ class HERLearner:
     segments = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps)
     example = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], jnp.float32), segments)
     buf = replay.add(replay.init(example, n * L), segments)
+    keep = jnp.ones((n,), bool)
     if c.demo_successes_only:  # success as the env scores an episode: at its last step
-      buf = successes_first(buf, final.metrics["is_success"] > 0)
+      keep = final.metrics["is_success"] > 0
+    if c.demo_goal_kinds:
+      keep = keep & jnp.isin(env.unwrapped.goal_kind(segments["goal"][:, 0]), self.demo_kind_ids)
+    if c.demo_successes_only or c.demo_goal_kinds:
+      buf = kept_first(buf, keep)
     return buf
 
   # --- collection --------------------------------------------------------------------------------

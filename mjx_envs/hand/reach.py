@@ -165,6 +165,18 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     self.palm_xpos = np.array(d.xpos[m.body("palm").id], np.float64)
 
   # ---------------------------------------------------------------- sampling
+  # The kinds of goal sample_goal draws, for by-kind statistics and filters (e.g. the HER learners'
+  # `agent.demo_goal_kinds`): index 0 the initial fingertips, 1 + i the thumb meeting finger i.
+  GOAL_KINDS = ("initial", "fore", "middle", "ring", "little")
+
+  def goal_kind(self, goal: jax.Array) -> jax.Array:
+    """[...] int32 index into GOAL_KINDS of goals [..., 15]: the first finger (not the thumb) whose
+    target lies over 1 mm from its initial tip, else 0 (the initial goal). Meeting goals move theirs
+    by several cm."""
+    initial = jnp.asarray(self.initial_goal, jnp.float32).reshape(5, 3)
+    moved = jnp.linalg.norm(goal.reshape(*goal.shape[:-1], 5, 3) - initial, axis=-1)[..., :THUMB] > 1e-3
+    return jnp.where(moved.any(-1), 1 + jnp.argmax(moved, -1), 0).astype(jnp.int32)
+
   def sample_goal(self, key: jax.Array) -> jax.Array:
     """The reference's `_sample_goal`: [15] fingertip positions (see the module docstring)."""
     k_finger, k_noise, k_initial = jax.random.split(key, 3)

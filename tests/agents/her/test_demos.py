@@ -199,7 +199,7 @@ def test_only_successful_demos_are_drawn_when_asked(reach):
   _, algo, ts = reach
   buf = jax.device_get(ts.demos)
   success = jnp.array([False, True, False, True, True, False])
-  kept = ddpg.successes_first(ts.demos, success)
+  kept = ddpg.kept_first(ts.demos, success)
   assert int(kept.size) == 3
   actions = np.asarray(buf.data["action"])
   np.testing.assert_array_equal(np.asarray(kept.data["action"])[:3], actions[np.array([1, 3, 4])])
@@ -211,7 +211,7 @@ def test_only_successful_demos_are_drawn_when_asked(reach):
   near = lambda a, pool: np.min(np.abs(pool - a).max(-1))
   assert all(near(a, kept_rows) == 0 for a in drawn)
   assert any(near(a, other_rows) > 0 for a in drawn)
-  none = ddpg.successes_first(ts.demos, jnp.zeros(6, bool))
+  none = ddpg.kept_first(ts.demos, jnp.zeros(6, bool))
   assert int(none.size) == 1  # a row to sample, never an empty draw
   # In the learner: FetchReach's expert succeeds, so all its episodes stay.
   cfg = algo.config.__class__(**{**algo.config.__dict__, "demo_successes_only": True})
@@ -251,3 +251,35 @@ def test_bad_demo_settings_are_refused():
   cfg = experiment.resolve(train.load_config("ddpg_her_fetch_reach"))
   with pytest.raises(ValueError, match="agent.demo_episodes must be >= 0"):
     experiment.set_dotted(cfg, "agent.demo_episodes=-1")
+
+
+def test_demo_goal_kinds_keep_only_those_goals():
+  """HandReach's expert episodes filtered to the thumb-ring meetings: the drawn ones all have a ring
+  goal (and the kind of a goal is the finger sent to meet the thumb)."""
+  env = mjx_envs.make("HandReach")
+  hand = env.unwrapped
+  goals = jax.vmap(hand.sample_goal)(jax.random.split(jax.random.PRNGKey(3), 400))
+  kinds = np.asarray(hand.goal_kind(goals))
+  assert set(kinds.tolist()) == set(range(5))
+  initial = np.asarray(hand.initial_goal, np.float32).reshape(5, 3)
+  moved = np.linalg.norm(np.asarray(goals).reshape(-1, 5, 3) - initial, axis=-1) > 1e-3
+  np.testing.assert_array_equal(moved[kinds == 0].any(-1), False)
+  for k in range(1, 5):  # the thumb and finger k-1 only
+    assert np.all(moved[kinds == k][:, [k - 1, 4]]) and not np.any(
+      np.delete(moved[kinds == k], [k - 1, 4], 1)
+    )
+  cfg = DDPGConfig(
+    num_envs=2, unroll_length=50, buffer_size=1000, batch_size=BATCH, hidden=(8,),
+    demo_episodes=16, demo_batch_size=DEMO_BATCH, demo_goal_kinds=("ring",),
+  )  # fmt: skip
+  demos = jax.jit(make_train(env, cfg).collect_demos)(jax.random.PRNGKey(0))
+  n = int(demos.size)
+  all_kinds = np.asarray(hand.goal_kind(demos.data["goal"][:, 0]))
+  assert 0 < n < 16 and n == int(np.sum(all_kinds == 3))
+  np.testing.assert_array_equal(all_kinds[:n], 3)
+  with pytest.raises(ValueError, match=r"unknown goal kind\(s\) \['thumb'\]"):
+    make_train(env, DDPGConfig(demo_episodes=4, demo_batch_size=8, demo_goal_kinds=("thumb",)))
+  with pytest.raises(ValueError, match="GOAL_KINDS"):
+    make_train(
+      mjx_envs.make("FetchReach"), DDPGConfig(demo_episodes=4, demo_batch_size=8, demo_goal_kinds=("ring",))
+    )
