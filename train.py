@@ -436,12 +436,31 @@ def compile_functions(algo, seed, mesh, updates_per_chunk, init=True, say=print,
   return futures, seconds
 
 
-def restore(algo, ckpt, mesh, seed, step=None):
-  """(train state, meta) of a checkpoint (default: the latest), placed as `algo`'s state is on `mesh`."""
+def restore(algo, ckpt, mesh, seed, step=None, saved_by=None):
+  """(train state, meta) of a checkpoint (default: the latest), placed as `algo`'s state is on `mesh`.
+  saved_by: the algorithm of the run's stored config where its demonstrations differ from `algo`'s (a
+  HER learner's `demo_fields` changed on --resume): the checkpoint is read in its shapes and the demos
+  collected afresh for `algo`."""
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(seed))
   abstract = sharding.with_shardings(abstract, sharding.train_state_shardings(algo, mesh, abstract))
-  ts, meta = ckpt.restore(experiment.checkpoint_view(algo, abstract), step)
-  return experiment.from_checkpoint(algo, ts), meta
+  if saved_by is None:
+    ts, meta = ckpt.restore(experiment.checkpoint_view(algo, abstract), step)
+    return experiment.from_checkpoint(algo, ts), meta
+  old = jax.eval_shape(saved_by.init, jax.random.PRNGKey(seed))
+  old = sharding.with_shardings(old, sharding.train_state_shardings(saved_by, mesh, old))
+  ts, meta = ckpt.restore(experiment.checkpoint_view(saved_by, old), step)
+  ts = algo.recollect_demos(experiment.from_checkpoint(saved_by, ts))
+  return jax.tree.map(lambda x, like: jax.device_put(x, like.sharding), ts, abstract), meta
+
+
+def demos_changed(algo, old_cfg, cfg) -> list:
+  """The demonstration settings (`algo.demo_fields`) that a --resume changes, as "agent.<key>"."""
+  plain = lambda x: json.loads(json.dumps(x))  # tuples and lists alike, as config.json holds them
+  old, new = plain(old_cfg["agent"]), plain(cfg["agent"])
+  default = lambda k: plain(getattr(type(algo.config), k, None))  # a key older runs' config.json lacks
+  return [
+    f"agent.{k}" for k in getattr(algo, "demo_fields", ()) if old.get(k, default(k)) != new.get(k, default(k))
+  ]
 
 
 def resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name):
@@ -616,7 +635,11 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     ts, meta = resume_with_surgery(old_cfg, cfg, run_dir, ckpt, algo, fns, mesh, changed, name)
     record_resume_changes(stored, cfg, run_dir, meta, name, skip=[f"agent.{k}" for k in changed])
   elif resuming:
-    ts, meta = restore(algo, ckpt, mesh, seed)
+    demo_change = demos_changed(algo, old_cfg, cfg)
+    saved_by = experiment.build(old_cfg)[1] if demo_change else None
+    ts, meta = restore(algo, ckpt, mesh, seed, saved_by=saved_by)
+    if demo_change:
+      print(f"[{name}] {', '.join(demo_change)} changed: the demonstrations collected afresh", flush=True)
     record_resume_changes(stored, cfg, run_dir, meta, name)
   else:
     ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}

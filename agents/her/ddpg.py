@@ -252,6 +252,9 @@ class HERLearner:
   and, if its target is not a copy of all params, `target_params`."""
 
   env_axis_fields = ("env_state",)
+  # The settings that decide which demonstrations the state holds: a `--resume` that changes one of
+  # them collects the demos afresh (`recollect_demos`) instead of keeping the checkpoint's.
+  demo_fields = ("demo_episodes", "demo_successes_only", "demo_goal_kinds")
 
   def __init__(self, env, config: HERConfig):
     self.config = c = config
@@ -611,6 +614,10 @@ class HERLearner:
   def checkpoint_view(self, ts: TrainState) -> TrainState:
     """What a checkpoint holds: everything, or everything but the replay buffer."""
     return ts if self.config.checkpoint_buffer else ts.replace(buffer=None, demos=None)
+
+  def recollect_demos(self, ts: TrainState) -> TrainState:
+    """`ts` with the demonstrations this config asks for, collected from its key (None without demos)."""
+    return ts.replace(demos=jax.jit(self.collect_demos)(ts.key) if self.config.demo_episodes else None)
 
   def from_checkpoint(self, restored: TrainState) -> TrainState:
     """A restored state made whole: an empty replay buffer where the checkpoint left it out, and the

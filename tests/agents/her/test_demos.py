@@ -283,3 +283,29 @@ def test_demo_goal_kinds_keep_only_those_goals():
     make_train(
       mjx_envs.make("FetchReach"), DDPGConfig(demo_episodes=4, demo_batch_size=8, demo_goal_kinds=("ring",))
     )
+
+
+def test_a_resume_with_other_demo_settings_collects_them_afresh(reach, tmp_path):
+  """train.py --resume with a changed demo setting (agent.demo_fields): the checkpoint is read in the shapes
+  it was saved in and the demonstrations collected for the new config; other changes keep the saved demos."""
+  from agents.common import sharding
+  from agents.common.checkpoint import Checkpointer
+
+  env, algo, ts = reach
+  ckpt = Checkpointer(str(tmp_path))
+  ckpt.save(1, algo.checkpoint_view(ts), {"env_steps": 0})
+  old_cfg = {"agent": {"demo_episodes": DEMOS, "bc_weight": 100.0}}
+  assert train.demos_changed(algo, old_cfg, {"agent": {"demo_episodes": DEMOS, "bc_weight": 0.0}}) == []
+  new_cfg = {"agent": {"demo_episodes": 4, "bc_weight": 100.0}}
+  assert train.demos_changed(algo, old_cfg, new_cfg) == ["agent.demo_episodes"]
+  # A key that an older run's config.json lacks counts as its default.
+  assert train.demos_changed(algo, old_cfg, {"agent": {**old_cfg["agent"], "demo_goal_kinds": []}}) == []
+  fewer = make_train(env, algo.config.__class__(**{**algo.config.__dict__, "demo_episodes": 4}))
+  mesh = sharding.data_mesh(algo.config.num_envs, jax.devices()[:1])
+  restored, _ = train.restore(fewer, ckpt, mesh, seed=0, saved_by=algo)
+  assert int(restored.demos.size) == 4 and restored.demos.data["action"].shape[0] == 4
+  chex.assert_trees_all_equal(restored.params, ts.params)
+  np.testing.assert_array_equal(np.asarray(restored.buffer.data["obs"]), np.asarray(ts.buffer.data["obs"]))
+  same, _ = train.restore(algo, ckpt, mesh, seed=0)
+  np.testing.assert_array_equal(np.asarray(same.demos.data["action"]), np.asarray(ts.demos.data["action"]))
+  ckpt.close()
