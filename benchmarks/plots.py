@@ -472,7 +472,7 @@ def mt10_long(out: str) -> None:
 
 def hand_reach(out: str) -> None:
   """HandReach on the CPU: DDPG+HER (2026-11-26), SAC+HER (2026-11-27, batches of 256 and 2,048) and the
-  demonstration runs (2026-11-27: cloning held, dropped or halved from 920k) eval success against env
+  demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only) eval success against env
   steps, and each policy's success by the finger the thumb is sent to meet (benchmarks/hand_reach_by_finger.py)."""
   runs = (
     (("2026-11-26", "her_hand_reach_cpu"), "by_finger_ddpg_936k.json", "C0", "DDPG+HER, batch 2,048"),
@@ -511,19 +511,32 @@ def hand_reach(out: str) -> None:
       "black",
       "DDPG+HER, demos + BC on original goals",
     ),
+    (
+      ("2026-11-27", "ddpg_her_ring_demos_scratch"),
+      "by_finger_ddpg_ring_demos_scratch_560k.json",
+      "teal",
+      "DDPG+HER, ring demos + BC on original goals",
+    ),
+    (
+      ("2026-11-27", "ddpg_her_demos_then_ring_bc"),
+      "by_finger_ddpg_demos_then_ring_bc_2040k.json",
+      "magenta",
+      "demos to 480k, then ring demos + BC on original goals",
+    ),
   )
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
   for (date, name), _, color, label in runs:
     xs, ys = _series(_rows("her-hand", date, name, "metrics.jsonl"), "eval/success_rate")
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
-    ax1.plot(xs, trailing_mean(ys, 5), color=color, label=f"{label} ({date}; 5-evaluation mean)")
+    ax1.plot(xs, trailing_mean(ys, 5), color=color, label=label + ("" if date == "2026-11-27" else f" ({date})"))
   ax1.axhline(
     0.948, color="0.5", linestyle="--", linewidth=1, label="reachable at all (IK, contacts ignored): 0.948"
   )
   _paper_line(ax1, 0.9, "issue 28's target: 0.9")
   ax1.set_xlabel("env steps (millions)")
   ax1.set_ylabel("eval success (64 episodes)")
+  ax1.set_title("5-evaluation means; runs of 2026-11-27 unless dated", fontsize=9)
   ax1.set_ylim(-0.03, 1.05)
   ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
   kinds = ("initial", "fore", "middle", "ring", "little")
