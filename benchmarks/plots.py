@@ -529,7 +529,9 @@ def hand_reach(out: str) -> None:
   for (date, name), _, color, label in runs:
     xs, ys = _series(_rows("her-hand", date, name, "metrics.jsonl"), "eval/success_rate")
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
-    ax1.plot(xs, trailing_mean(ys, 5), color=color, label=label + ("" if date == "2026-11-27" else f" ({date})"))
+    ax1.plot(
+      xs, trailing_mean(ys, 5), color=color, label=label + ("" if date == "2026-11-27" else f" ({date})")
+    )
   ax1.axhline(
     0.948, color="0.5", linestyle="--", linewidth=1, label="reachable at all (IK, contacts ignored): 0.948"
   )
