@@ -519,7 +519,7 @@ def hand_reach(out: str) -> None:
     ),
     (
       ("2026-11-27", "ddpg_her_demos_then_ring_bc"),
-      "by_finger_ddpg_demos_then_ring_bc_2040k.json",
+      "by_finger_ddpg_demos_then_ring_bc_3000k.json",
       "magenta",
       "demos to 480k, then ring demos + BC on original goals",
     ),

@@ -15,7 +15,7 @@ to clone"): `--set agent.bc_original_goals=True` (clone only the rows that keep 
 and from 920k `agent.bc_until=920000` with `agent.bc_half_life=0` (collapse) or 100000 (ring goals lost).
 "Cloning the ring finger's demonstrations only": `agent.demo_goal_kinds='["ring"]'` with 4,000 episodes
 and bc_original_goals, from scratch (a ring specialist, 0.11 at 560k) or resumed from this config's
-bc_weight=0 run at 480k (0.77 at 2.04M: ring 0.40, fore 0.60; the best by-finger result so far).
+bc_weight=0 run at 480k (0.77 at 2.04M: ring 0.40, fore 0.60, the best by-finger result so far; 0.75 at 3M).
 """
 
 import copy
