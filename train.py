@@ -453,11 +453,15 @@ def restore(algo, ckpt, mesh, seed, step=None, saved_by=None):
   return jax.tree.map(lambda x, like: jax.device_put(x, like.sharding), ts, abstract), meta
 
 
+def _plain(x):
+  """`x` as config.json holds it: tuples and lists alike."""
+  return json.loads(json.dumps(x))
+
+
 def demos_changed(algo, old_cfg, cfg) -> list:
   """The demonstration settings (`algo.demo_fields`) that a --resume changes, as "agent.<key>"."""
-  plain = lambda x: json.loads(json.dumps(x))  # tuples and lists alike, as config.json holds them
-  old, new = plain(old_cfg["agent"]), plain(cfg["agent"])
-  default = lambda k: plain(getattr(type(algo.config), k, None))  # a key older runs' config.json lacks
+  old, new = _plain(old_cfg["agent"]), _plain(cfg["agent"])
+  default = lambda k: _plain(getattr(type(algo.config), k, None))  # a key older runs' config.json lacks
   return [
     f"agent.{k}" for k in getattr(algo, "demo_fields", ()) if old.get(k, default(k)) != new.get(k, default(k))
   ]
@@ -496,8 +500,7 @@ def record_resume_changes(stored, cfg, run_dir, meta, name, skip=()):
   `run.max_minutes=...`): the run's config.json becomes the new config, so that a later plain --resume
   goes on with them, and changes.jsonl records what changed at which env step. skip: keys recorded
   elsewhere (surgery's, "agent.hidden")."""
-  plain = lambda x: json.loads(json.dumps(x))  # tuples and lists alike, as config.json holds them
-  old_cfg, cfg_json = plain(stored), plain(cfg)
+  old_cfg, cfg_json = _plain(stored), _plain(cfg)
   diff = {
     f"{section}.{k}": [old_cfg.get(section, {}).get(k), v]
     for section, values in cfg_json.items()

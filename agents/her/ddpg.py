@@ -208,12 +208,12 @@ def cloning_info(config: CloningConfig, b, bc, clone, env_steps) -> dict:
   return info
 
 
-def kept_first(buf: replay.SegmentBuffer, success) -> replay.SegmentBuffer:
-  """A full buffer of one segment per episode with the episodes of `success` [S] bool first (in their
+def kept_first(buf: replay.SegmentBuffer, keep) -> replay.SegmentBuffer:
+  """A full buffer of one segment per episode with the episodes of `keep` [S] bool first (in their
   order) and its size their count (at least 1, so that sampling has a row): draws see only them."""
-  order = jnp.argsort(~success, stable=True)
+  order = jnp.argsort(~keep, stable=True)
   data = jax.tree.map(lambda x: x[order], buf.data)
-  return buf.replace(data=data, size=jnp.maximum(jnp.sum(success), 1).astype(buf.size.dtype))
+  return buf.replace(data=data, size=jnp.maximum(jnp.sum(keep), 1).astype(buf.size.dtype))
 
 
 @struct.dataclass
@@ -409,14 +409,14 @@ class HERLearner:
     segments = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), steps)
     example = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape[1:], jnp.float32), segments)
     buf = replay.add(replay.init(example, n * L), segments)
+    if not (c.demo_successes_only or c.demo_goal_kinds):
+      return buf
     keep = jnp.ones((n,), bool)
     if c.demo_successes_only:  # success as the env scores an episode: at its last step
       keep = final.metrics["is_success"] > 0
     if c.demo_goal_kinds:
       keep = keep & jnp.isin(env.unwrapped.goal_kind(segments["goal"][:, 0]), self.demo_kind_ids)
-    if c.demo_successes_only or c.demo_goal_kinds:
-      buf = kept_first(buf, keep)
-    return buf
+    return kept_first(buf, keep)
 
   # --- collection --------------------------------------------------------------------------------
   @staticmethod
