@@ -9,10 +9,7 @@ set -uo pipefail
 minutes=${1:?usage: gpu_slot.sh MINUTES [suite args]}; shift
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 # A device command that installed the wheels already (to run something beside the suite) keeps them.
-[ -d /tmp/site/mujoco ] || python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
-  --upgrade --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$out/gpu.txt"
+. benchmarks/gpu_setup.sh
 mkdir -p /tmp/suite
 [ -f runs/gpu-suite.tgz ] && tar xzf runs/gpu-suite.tgz -C /tmp/suite
 hard=$(python3 -c "print(int(($minutes + 1.5) * 60))")
