@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from agents import experiment
 
 KINDS = ("fore", "middle", "ring", "little")  # the meeting goals: HandReachEnv.GOAL_KINDS[1:]
+LAST_STEPS = 10  # action_sq averages the episode's last steps: the pose the policy holds
 
 
 def by_finger(act, episodes: int, seed: int = 0) -> dict:
@@ -46,10 +47,11 @@ def by_finger(act, episodes: int, seed: int = 0) -> dict:
     def body(carry, _):
       s, k = carry
       k, sub = jax.random.split(k)
-      return (jax.vmap(env.step)(s, act(s.obs, sub)), k), None
+      a = act(s.obs, sub)
+      return (jax.vmap(env.step)(s, a), k), a
 
-    (s, _), _ = jax.lax.scan(body, (s0, k_act), None, length=env.episode_length)
-    return s.obs["achieved_goal"], s.obs["desired_goal"]
+    (s, _), acts = jax.lax.scan(body, (s0, k_act), None, length=env.episode_length)
+    return s.obs["achieved_goal"], s.obs["desired_goal"], acts
 
   return table(env, *run(jax.random.PRNGKey(seed)))
 
@@ -62,23 +64,41 @@ def by_finger_expert(episodes: int, seed: int = 0) -> dict:
 
   @jax.jit
   def run(key):
-    s, _ = scripted.rollout(env, expert, key, episodes)
-    return s.obs["achieved_goal"], s.obs["desired_goal"]
+    s = jax.vmap(env.reset)(jax.random.split(key, episodes))
+
+    def body(carry, _):
+      s, c = carry
+      a, c = jax.vmap(expert.act)(c, s)
+      return (jax.vmap(env.step)(s, a), c), a
+
+    (s, _), acts = jax.lax.scan(body, (s, jax.vmap(expert.init)(s)), None, length=env.episode_length)
+    return s.obs["achieved_goal"], s.obs["desired_goal"], acts
 
   return table(env, *run(jax.random.PRNGKey(seed)))
 
 
-def table(env, tips, goal) -> dict:
-  """The by-kind table of episodes' final fingertips and goals (each [episodes, 15]) of HandReach `env`."""
+def table(env, tips, goal, actions=None) -> dict:
+  """The by-kind table of episodes' final fingertips and goals (each [episodes, 15]) of HandReach `env`.
+
+  With `actions` [steps, episodes, 20], each row also has "action_sq": the mean squared action over the
+  episodes' last LAST_STEPS steps. It tells a policy that holds still on a kind of goal (the learners'
+  ring-finger goals: 0.02, against the expert's 0.47) from one that presses and misses."""
   hand = env.unwrapped
   assert hand.GOAL_KINDS == ("initial", *KINDS), hand.GOAL_KINDS
   tips, goal = np.asarray(tips), np.asarray(goal)
   success = np.linalg.norm(tips - goal, axis=-1) < 0.01
   kind = np.asarray(hand.goal_kind(goal))
-  out = {"all": {"goals": len(goal), "success": float(success.mean())}}
+  sq = None if actions is None else np.mean(np.square(np.asarray(actions)[-LAST_STEPS:]), axis=(0, 2))
+
+  def row(sel):
+    r = {"goals": int(sel.sum()), "success": float(success[sel].mean()) if sel.any() else None}
+    if sq is not None:
+      r["action_sq"] = float(sq[sel].mean()) if sel.any() else None
+    return r
+
+  out = {"all": row(np.ones(len(goal), bool))}
   for i, name in enumerate(hand.GOAL_KINDS):
-    sel = kind == i
-    out[name] = {"goals": int(sel.sum()), "success": float(success[sel].mean()) if sel.any() else None}
+    out[name] = row(kind == i)
   return out
 
 
@@ -97,10 +117,10 @@ def main(argv=None) -> int:
   else:
     act = experiment.load_exported_policy(args.policy)[0] if args.policy else experiment.load_policy(args.run)
     out = by_finger(act, args.episodes, args.seed)
-  print("| goal | episodes | success |\n|---|---:|---:|")
+  print("| goal | episodes | success | mean squared action, last steps |\n|---|---:|---:|---:|")
+  fmt = lambda v: "-" if v is None else f"{v:.2f}"
   for name, row in out.items():
-    rate = "-" if row["success"] is None else f"{row['success']:.2f}"
-    print(f"| {name} | {row['goals']} | {rate} |")
+    print(f"| {name} | {row['goals']} | {fmt(row['success'])} | {fmt(row.get('action_sq'))} |")
   if args.json:
     with open(args.json, "w") as f:
       json.dump(
