@@ -60,8 +60,9 @@ deadlock over two host devices).
 What the backend does not do (yet): over several host devices XLA cannot partition the callback, so it
 gathers the batch and every device steps all of it (correct, the work repeated; train.py therefore runs
 C physics on one host device); the per-world Python calls cap a process near the per-core rate of a
-Python loop (an XLA FFI handler would lift it); MT50's program still holds 50 tasks' reward and
-observation code, so it compiles several times longer than MT10's.
+Python loop (an XLA FFI handler would lift it); MT50's program still traces the code every task shares
+(observation, packing, wrappers) once per task, so it compiles ~5.5x longer than MT10's (its rewards are
+not the cause: BENCHMARKS.md, "What MT50's compile time is not").
 
 Threads: a batch (a fused call: all tasks' worlds together) of at least 2 x MIN_WORLDS_PER_THREAD worlds
 is split into one contiguous chunk per worker (`threads`, default: the CPU count; the first chunk runs in
