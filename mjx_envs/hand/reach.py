@@ -6,7 +6,8 @@ Semantics (the reference's, tests/fixtures/hand_reference.*):
 - The goal [15] is five fingertip positions: with probability 0.1 the initial ones; otherwise the thumb
   and one of the four fingers (uniform) are sent to a meeting point above the palm (the palm's initial
   position + (0, -0.09, 0.05) + N(0, 0.005^2) per axis), each 5 mm short of it on its own side; the
-  other three fingertips keep their initial positions.
+  other three fingertips keep their initial positions. (`goal_kind_probs` changes the kinds' shares for
+  a training curriculum; its default is the reference's 0.1 and 4 x 0.225.)
 - Action [20] in [-1, 1]: absolute joint targets of the 20 position servos, the control range's centre
   + a * its half width (`relative_control=True`: centred on the current joint position instead, J1's
   centre being J1 + J0 as the reference's).
@@ -48,7 +49,7 @@ Deliberate differences (each effect measured as above):
 
 from __future__ import annotations
 
-from mjx_envs.core import DistanceGoalEnv, State
+from mjx_envs.core import ConfigError, DistanceGoalEnv, State
 from mjx_envs.hand import model as hand_model
 from mjx_envs.hand.common import HandServos, check_keys, validate_common
 
@@ -92,6 +93,8 @@ MEETING_OFFSET = (0.0, -0.09, 0.05)  # meeting point above the palm's initial po
 MEETING_NOISE = 0.005  # std of the meeting point's Gaussian jitter, per axis
 MEETING_GAP = 0.005  # each of the two fingertips stops this far short of the meeting point
 P_INITIAL_GOAL = 0.1  # probability that the goal is the initial fingertip positions
+# ... and of each kind (initial, then the thumb meeting the fore, middle, ring or little finger)
+REFERENCE_GOAL_KIND_PROBS = (P_INITIAL_GOAL,) + ((1 - P_INITIAL_GOAL) / 4,) * 4
 THUMB = 4  # index of the thumb's tip among FINGERTIPS
 
 
@@ -109,12 +112,31 @@ def default_config() -> dict[str, Any]:
     "cone": "pyramidal",  # friction cone (the reference's; the pairs are frictionless anyway)
     "impl": "auto",  # physics: "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax" or "warp"
     "warp_max_envs": None,  # impl="warp": the most envs in one batch (None: 1024)
+    # The probabilities of the goal kinds, over HandReachEnv.GOAL_KINDS (initial, fore, middle, ring,
+    # little), summing to 1; the default is the reference's goal sampling. Others make a training
+    # curriculum that draws some kinds more often (evaluations of the env draw them the same way:
+    # compare by kind, benchmarks/hand_reach_by_finger.py).
+    "goal_kind_probs": list(REFERENCE_GOAL_KIND_PROBS),
   }
 
 
 def validate_config(cfg) -> None:
   """Raises ConfigError naming the key for an invalid value."""
   validate_common("HandReach", cfg)
+  probs = cfg["goal_kind_probs"]
+  bad = isinstance(probs, (str, bytes)) or not isinstance(probs, (list, tuple, np.ndarray))
+  if not bad:
+    try:
+      p = np.asarray(probs, np.float64)
+    except (TypeError, ValueError):
+      bad = True
+  if bad or p.shape != (len(HandReachEnv.GOAL_KINDS),) or not np.all(np.isfinite(p)) or np.any(p < 0):
+    raise ConfigError(
+      "HandReach: config 'goal_kind_probs' must be 5 non-negative probabilities over "
+      f"{HandReachEnv.GOAL_KINDS}, got {probs!r}"
+    )
+  if abs(p.sum() - 1.0) > 1e-6:
+    raise ConfigError(f"HandReach: config 'goal_kind_probs' must sum to 1, got {probs!r} (sum {p.sum():g})")
 
 
 class HandReachEnv(HandServos, DistanceGoalEnv):
@@ -133,6 +155,7 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     self.distance_threshold = float(cfg["distance_threshold"])
     self.episode_length = int(cfg["episode_length"])
     self.relative_control = bool(cfg["relative_control"])
+    self.goal_kind_probs = tuple(float(x) for x in cfg["goal_kind_probs"])
     self.xml = hand_model.scene_xml(
       "HandReach",
       sim_dt=float(cfg["sim_dt"]),
@@ -178,19 +201,28 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     return jnp.where(moved.any(-1), 1 + jnp.argmax(moved, -1), 0).astype(jnp.int32)
 
   def sample_goal(self, key: jax.Array) -> jax.Array:
-    """The reference's `_sample_goal`: [15] fingertip positions (see the module docstring)."""
+    """The reference's `_sample_goal`: [15] fingertip positions (see the module docstring); with
+    `goal_kind_probs`, the kind (initial or the finger the thumb meets) drawn from those probabilities."""
     k_finger, k_noise, k_initial = jax.random.split(key, 3)
     initial = jnp.asarray(self.initial_goal, jnp.float32).reshape(5, 3)
+    if self.goal_kind_probs != REFERENCE_GOAL_KIND_PROBS:
+      kind = jax.random.categorical(k_finger, jnp.log(jnp.asarray(self.goal_kind_probs, jnp.float32)))
+      meeting = self._meeting_goal(k_noise, initial, kind - 1)
+      return jnp.where(kind == 0, initial, meeting).reshape(-1)
     finger = jax.random.randint(k_finger, (), 0, THUMB)  # one of the four fingers
+    goal = self._meeting_goal(k_noise, initial, finger)
+    goal = jnp.where(jax.random.uniform(k_initial) < P_INITIAL_GOAL, initial, goal)
+    return goal.reshape(-1)
+
+  def _meeting_goal(self, key: jax.Array, initial: jax.Array, finger: jax.Array) -> jax.Array:
+    """[5, 3]: the thumb and `finger` (0-3) sent to a noisy meeting point, the others at `initial`."""
     meeting = jnp.asarray(self.palm_xpos + np.asarray(MEETING_OFFSET), jnp.float32)
-    meeting = meeting + MEETING_NOISE * jax.random.normal(k_noise, (3,))
+    meeting = meeting + MEETING_NOISE * jax.random.normal(key, (3,))
     away = meeting - initial  # [5, 3]; each tip stops MEETING_GAP short, on its own side
     away = away / jnp.linalg.norm(away, axis=-1, keepdims=True)
     moved = meeting - MEETING_GAP * away
     sent = (jnp.arange(5) == THUMB) | (jnp.arange(5) == finger)
-    goal = jnp.where(sent[:, None], moved, initial)
-    goal = jnp.where(jax.random.uniform(k_initial) < P_INITIAL_GOAL, initial, goal)
-    return goal.reshape(-1)
+    return jnp.where(sent[:, None], moved, initial)
 
   # ---------------------------------------------------------------- observations
   def _obs(self, d: mjx.Data, goal: jax.Array):

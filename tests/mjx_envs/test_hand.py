@@ -287,3 +287,33 @@ def test_reachability_bound_finds_the_easy_goals_and_not_all_ring_goals(tmp_path
     assert result[kind]["reachable"] == 1.0, (kind, result.get(kind))
   assert 0.0 < result["rf"]["reachable"] < 1.0, result["rf"]
   assert result["all"]["goals"] == 40 and result["all"]["coupled"]
+
+
+# ------------------------------------------------------------------------------------ goal_kind_probs
+def test_goal_kind_probs_draws_the_named_kinds_and_refuses_bad_values(env):
+  """A training curriculum over goal kinds: each drawn goal is of a kind with probability > 0, in those
+  proportions, built as the reference's goals are; bad values are refused by name. The default draws
+  the reference's goals (the parity and reset tests above)."""
+  probs = (0.0, 0.0, 0.2, 0.8, 0.0)
+  cur = mjx_envs.make("HandReach", impl="c", goal_kind_probs=list(probs))
+  keys = jax.random.split(jax.random.PRNGKey(3), 1000)
+  goals = jax.jit(jax.vmap(cur.sample_goal))(keys)
+  kinds = np.asarray(cur.goal_kind(goals))
+  counts = np.bincount(kinds, minlength=5)
+  assert counts[[0, 1, 4]].sum() == 0, counts
+  assert 740 <= counts[3] <= 860, counts  # 800 expected, sd 12.6
+  # A ring goal as the reference builds it: thumb and ring finger moved, 2 x MEETING_GAP apart at most.
+  g = np.asarray(goals)[kinds == 3][0].reshape(5, 3)
+  initial = np.asarray(env.initial_goal).reshape(5, 3)
+  moved = np.linalg.norm(g - initial, axis=-1) > 1e-3
+  assert moved.tolist() == [False, False, True, False, True], moved
+  assert np.linalg.norm(g[2] - g[4]) < 0.0101
+  for bad, match in (
+    ([0.2, 0.2, 0.2, 0.2], "5 non-negative probabilities"),
+    ([0.5, 0.5, 0.5, -0.5, 0.0], "5 non-negative probabilities"),
+    ([0.1, 0.1, 0.1, 0.1, 0.1], "must sum to 1"),
+    ("ring", "must be a list"),
+    ([0.0, 0.0, 0.0, float("nan"), 1.0], "5 non-negative probabilities"),
+  ):
+    with pytest.raises(mjx_envs.ConfigError, match=match):
+      mjx_envs.make("HandReach", goal_kind_probs=bad)
