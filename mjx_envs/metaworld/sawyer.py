@@ -23,7 +23,8 @@ grasp_success, grasp_reward, in_place_reward, obj_to_target, unscaled_reward (al
 the reference's reset returns no info); and `target` [3], `rand_vec`, `prev` [18], `reads` (the named state
 quantities the reward reads, see `Task.reads`).
 `metrics`: success (this step), is_success (success at any step of the episode so far: the benchmark
-counts an episode as solved once it succeeds, its `terminate_on_success`), bad_action.
+counts an episode as solved once it succeeds, its `terminate_on_success`; kept as `info['ever_success']`,
+so that an auto-reset starts it again at 0), bad_action.
 
 Resets draw `rand_vec` uniformly from the task's `rand_low`/`rand_high` (fresh for every episode), with
 the task's own rejection rule (`Task.valid`), then place the objects and the goal from it. With
@@ -451,7 +452,14 @@ class SawyerEnv(MjxEnv):
     # was larger than the step itself, the larger part of MT50's compile time).
     info = {k: zero for k in INFO_KEYS}
     info.update(
-      {"target": ctx["target_pos"], "rand_vec": rand_vec, "prev": cur, "ctx": ctx, "diverged": zero}
+      {
+        "target": ctx["target_pos"],
+        "rand_vec": rand_vec,
+        "prev": cur,
+        "ctx": ctx,
+        "diverged": zero,
+        "ever_success": zero,
+      }
     )
     metrics = {"success": zero, "is_success": zero, "bad_action": zero}
     return State(pipeline_state=d, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
@@ -474,6 +482,10 @@ class SawyerEnv(MjxEnv):
     reward = jnp.where(diverged, 0.0, reward).astype(jnp.float32)
     success = jnp.where(diverged, 0.0, info["success"])
     obs = jnp.where(diverged, state.obs, obs)
+    # Success at any step so far lives in info, which an auto-reset replaces with the fresh episode's:
+    # kept in metrics alone (before 2026-11-27) it carried over into every later episode of a world, so
+    # training success rates read 1 once a world had succeeded once (evaluations were not affected).
+    ever = jnp.maximum(state.info["ever_success"], success)
     info.update(
       {
         "target": ctx["target_pos"],
@@ -481,13 +493,10 @@ class SawyerEnv(MjxEnv):
         "prev": cur,
         "ctx": ctx,
         "diverged": diverged.astype(jnp.float32),
+        "ever_success": ever,
       }
     )
-    metrics = {
-      "success": success,
-      "is_success": jnp.maximum(state.metrics["is_success"], success),
-      "bad_action": bad,
-    }
+    metrics = {"success": success, "is_success": ever, "bad_action": bad}
     return State(
       pipeline_state=d, obs=obs, reward=reward, done=diverged.astype(jnp.float32), metrics=metrics, info=info
     )

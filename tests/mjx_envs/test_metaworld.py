@@ -245,3 +245,28 @@ def test_task_sets_mt_and_mt50():
       mjx_envs.make("MT50")
   else:
     assert mjx_envs.make("MT50").num_tasks == 50
+
+
+def test_success_so_far_starts_again_after_an_auto_reset():
+  """`metrics['is_success']` (success at any step of the episode) belongs to one episode: under the
+  training wrappers, a world that succeeds in its first episode (the scripted controller) and then holds
+  still through its second reports that second episode as failed. Before the fix the flag lived in
+  metrics alone, which AutoReset does not replace, and every later episode of the world read 1."""
+  env = mjx_envs.make("metaworld/reach-v3", impl="c", episode_length=60)
+  train_env = mjx_envs.wrappers.wrap_for_training(env, 4)
+  ctrl = tasks.module("reach-v3").scripted
+
+  @jax.jit
+  def run(key):
+    def body(s, t):
+      a = jnp.where(t < 60, jax.vmap(ctrl)(s.obs[:, :39]), 0.0)
+      s = train_env.step(s, a)
+      return s, (s.done, s.metrics["episode_success"])
+
+    return jax.lax.scan(body, train_env.reset(key), jnp.arange(120))[1]
+
+  done, success = map(np.asarray, run(jax.random.PRNGKey(0)))
+  ends = np.flatnonzero(done[:, 0] > 0)
+  assert ends.tolist() == [59, 119], ends
+  assert success[59].tolist() == [1.0] * 4, success[59]  # the controller reaches every goal
+  assert success[119].tolist() == [0.0] * 4, success[119]  # holding still at the start reaches none
