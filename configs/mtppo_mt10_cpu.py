@@ -9,7 +9,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "MT10 eval success 0.15 (stochastic 0.54) at 1.45M env steps in 62 min (CPU, 2026-11-26)"
+MEASURED = "MT10 eval success 0.15 at 1.45M env steps in 62 min (CPU, 2026-11-26)"
 
 _GPU = runpy.run_path(os.path.join(os.path.dirname(__file__), "mtppo_mt10.py"))
 
