@@ -435,16 +435,20 @@ def transfer(out: str) -> None:
 
 
 def mt10_long(out: str) -> None:
-  """MT-SAC on MT10 for two hours: 2026-11-27's run (the hand with the arm's sag and the wrist's collision)
-  beside 2026-11-26's (before both), eval mean against env steps (10-evaluation trailing mean), and each
-  task at the end of the new run."""
+  """MT-SAC on MT10 for two hours: 2026-11-27's runs (the hand with the arm's sag and the wrist's collision;
+  seeds 0 and 1) beside 2026-11-26's (before both), eval mean against env steps (10-evaluation trailing
+  mean), and each task at the end of the seed-0 run."""
   new = _rows("metaworld", "2026-11-27", "mtsac_mt10_cpu_2h", "metrics.jsonl")
   old = _rows("metaworld", "2026-11-26", "mtsac_mt10_cpu_2h", "metrics.jsonl")
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
-  for rows, color, label in (
-    (new, "k", "2026-11-27: sag + wrist, beside one other run"),
+  series = [
+    (new, "k", "2026-11-27: sag + wrist, seed 0, beside one other run"),
     (old, "C0", "2026-11-26: before them, a crowded CPU"),
-  ):
+  ]
+  if os.path.exists(_path("metaworld", "2026-11-27", "mtsac_mt10_cpu_seed1", "metrics.jsonl")):
+    seed1 = _rows("metaworld", "2026-11-27", "mtsac_mt10_cpu_seed1", "metrics.jsonl")
+    series.append((seed1, "C3", "2026-11-27: sag + wrist, seed 1"))
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
+  for rows, color, label in series:
     xs, ys = _series(rows, "eval/success_rate")
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
     ax1.plot(xs, trailing_mean(ys, 10), color=color, label=label + " (10-evaluation mean)")
@@ -465,9 +469,7 @@ def mt10_long(out: str) -> None:
   )
   for ax in (ax1, ax2):
     ax.grid(alpha=0.3)
-  _finish(
-    fig, os.path.join(out, "mt10_long.png"), "MT-SAC on MT10 (mtsac_mt10_cpu), C physics, one seed each"
-  )
+  _finish(fig, os.path.join(out, "mt10_long.png"), "MT-SAC on MT10 (mtsac_mt10_cpu), C physics")
 
 
 def hand_reach(out: str) -> None:

@@ -1,7 +1,14 @@
-import numpy as np, json, metaworld, warnings
+import json
+import warnings
+
+import metaworld
+import numpy as np
+
 warnings.filterwarnings("ignore")
 task = "reach-v3"
-mt1 = metaworld.MT1(task, seed=0); env = mt1.train_classes[task](); env.set_task(mt1.train_tasks[0])
+mt1 = metaworld.MT1(task, seed=0)
+env = mt1.train_classes[task]()
+env.set_task(mt1.train_tasks[0])
 obs, _ = env.reset()
 out = []
 for t in range(40):
