@@ -64,15 +64,8 @@ def by_finger_expert(episodes: int, seed: int = 0) -> dict:
 
   @jax.jit
   def run(key):
-    s = jax.vmap(env.reset)(jax.random.split(key, episodes))
-
-    def body(carry, _):
-      s, c = carry
-      a, c = jax.vmap(expert.act)(c, s)
-      return (jax.vmap(env.step)(s, a), c), a
-
-    (s, _), acts = jax.lax.scan(body, (s, jax.vmap(expert.init)(s)), None, length=env.episode_length)
-    return s.obs["achieved_goal"], s.obs["desired_goal"], acts
+    s, trace = scripted.rollout(env, expert, key, episodes)
+    return s.obs["achieved_goal"], s.obs["desired_goal"], trace["action"]
 
   return table(env, *run(jax.random.PRNGKey(seed)))
 

@@ -52,7 +52,8 @@ def rollout(
   """Runs `num_episodes` scripted episodes in parallel for `num_steps` (default `env.episode_length`).
 
   Returns (final State batch, trace): trace holds per-step `is_success`, `reward` and `done`, each
-  [num_steps, num_episodes], and with `keep_states` every State ([num_steps, num_episodes, ...]) under
+  [num_steps, num_episodes], the controller's `action` [num_steps, num_episodes, A], and with
+  `keep_states` every State ([num_steps, num_episodes, ...]) under
   "state", for rendering (`mjx_envs.render.render_rollout(env, trace["state"], index=i)`).
   """
   num_steps = int(num_steps or env.episode_length)
@@ -63,7 +64,12 @@ def rollout(
     state, carry = c
     action, carry = jax.vmap(controller.act)(carry, state)
     state = jax.vmap(env.step)(state, action)
-    trace = {"is_success": state.metrics["is_success"], "reward": state.reward, "done": state.done}
+    trace = {
+      "is_success": state.metrics["is_success"],
+      "reward": state.reward,
+      "done": state.done,
+      "action": action,
+    }
     if keep_states:
       trace["state"] = state
     return (state, carry), trace

@@ -124,13 +124,11 @@ def validate_config(cfg) -> None:
   """Raises ConfigError naming the key for an invalid value."""
   validate_common("HandReach", cfg)
   probs = cfg["goal_kind_probs"]
-  bad = isinstance(probs, (str, bytes)) or not isinstance(probs, (list, tuple, np.ndarray))
-  if not bad:
-    try:
-      p = np.asarray(probs, np.float64)
-    except (TypeError, ValueError):
-      bad = True
-  if bad or p.shape != (len(HandReachEnv.GOAL_KINDS),) or not np.all(np.isfinite(p)) or np.any(p < 0):
+  try:  # a string, a mapping or a ragged list does not convert, or not to shape (5,)
+    p = np.asarray(probs, np.float64)
+  except (TypeError, ValueError):
+    p = np.zeros(0)
+  if p.shape != (len(HandReachEnv.GOAL_KINDS),) or not np.all(np.isfinite(p)) or np.any(p < 0):
     raise ConfigError(
       "HandReach: config 'goal_kind_probs' must be 5 non-negative probabilities over "
       f"{HandReachEnv.GOAL_KINDS}, got {probs!r}"
