@@ -91,14 +91,12 @@ def sweep_reward(obs, reads, target, grasped):
   )
   rew = 2 * grasped + 6 * R.hamacher_product(grasped, in_place)
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(obj_to_target <= TARGET_RADIUS),
-    "near_object": f(tcp_to_obj <= 0.03),
-    "grasp_success": f((reads["touching_main_object"] > 0) & (opened > 0)),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(
+    obj_to_target <= TARGET_RADIUS,
+    tcp_to_obj <= 0.03,
+    (reads["touching_main_object"] > 0) & (opened > 0),
+    grasped,
+    in_place,
+    obj_to_target,
+    rew,
+  )

@@ -190,13 +190,12 @@ def press_terms(obs, reads, box: ButtonBox, near_bound: float):
 
 def info(obs, tcp_to_obj, obj_to_target, near_button, button_pressed, rew, success_dist: float):
   """The button tasks' `evaluate_state` dict."""
-  f = lambda b: b.astype(jnp.float32)
-  return {
-    "success": f(obj_to_target <= success_dist),
-    "near_object": f(tcp_to_obj <= 0.05),
-    "grasp_success": f(obs[..., 3] > 0),
-    "grasp_reward": near_button,
-    "in_place_reward": button_pressed,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
+  return R.info(
+    obj_to_target <= success_dist,
+    tcp_to_obj <= 0.05,
+    obs[..., 3] > 0,
+    near_button,
+    button_pressed,
+    obj_to_target,
+    rew,
+  )

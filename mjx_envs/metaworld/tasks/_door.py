@@ -38,6 +38,7 @@ Deliberate differences:
 
 from __future__ import annotations
 
+from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import mat_to_quat_xyzw
 
 import jax.numpy as jnp
@@ -220,13 +221,6 @@ def push_lock(obs, hinge, sign: float, behind: float = 0.035, ahead: float = 0.0
 
 def lock_info(obs, near_dist, obj_to_target, near_reward, in_place, rew):
   """The lock tasks' `evaluate_state` dict."""
-  f = lambda b: b.astype(jnp.float32)
-  return {
-    "success": f(obj_to_target <= 0.02),
-    "near_object": f(near_dist <= 0.05),
-    "grasp_success": f(obs[..., 3] > 0),
-    "grasp_reward": near_reward,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
+  return R.info(
+    obj_to_target <= 0.02, near_dist <= 0.05, obs[..., 3] > 0, near_reward, in_place, obj_to_target, rew
+  )

@@ -118,8 +118,7 @@ def reward_at(offset):
     reach = R.within(tcp_to_obj, 0.01, jnp.linalg.norm(init - reads["init_tcp"], axis=-1), "gaussian")
     rew = jnp.where(target_to_obj <= TARGET_RADIUS, 10.0, 2 * (2 * reach + 3 * in_place))
     ok = target_to_obj <= TARGET_RADIUS
-    info = R.info(ok, tcp_to_obj <= 0.01, jnp.ones_like(rew), reach, in_place, target_to_obj, rew)
-    return rew, info
+    return rew, R.info(ok, tcp_to_obj <= 0.01, jnp.ones_like(rew), reach, in_place, target_to_obj, rew)
 
   return reward
 

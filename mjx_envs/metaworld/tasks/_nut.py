@@ -161,16 +161,8 @@ def nut_task(name, place, reward, **ranges) -> Task:
 
 def nut_info(success, quat, grab, in_place, rew):
   """The nut tasks' info: near_object is the quaternion term, grasp_success grab >= 0.5, obj_to_target 0."""
-  f = lambda b: jnp.asarray(b, jnp.float32)
-  return {
-    "success": f(success),
-    "near_object": f(quat),
-    "grasp_success": f(grab >= 0.5),
-    "grasp_reward": f(grab),
-    "in_place_reward": f(in_place),
-    "obj_to_target": jnp.zeros_like(f(rew)),
-    "unscaled_reward": f(rew),
-  }
+  rew = jnp.asarray(rew, jnp.float32)
+  return R.info(success, quat, grab >= 0.5, grab, in_place, jnp.zeros_like(rew), rew)
 
 
 # -- the scripted controllers' shared part ----------------------------------------------------------------

@@ -145,16 +145,9 @@ def _terms(obs, reads, margin_cut):
 
 
 def _info(obj_to_target, tcp_to_obj, in_place, grasped, rew):
-  f = lambda b: b.astype(jnp.float32)
-  return {
-    "success": f(obj_to_target <= 0.07),
-    "near_object": f(tcp_to_obj <= 0.03),
-    "grasp_success": jnp.zeros_like(rew),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
+  return R.info(
+    obj_to_target <= 0.07, tcp_to_obj <= 0.03, jnp.zeros_like(rew), grasped, in_place, obj_to_target, rew
+  )
 
 
 def reward_slide(obs, action, reads):

@@ -43,7 +43,12 @@ Deliberate differences:
 
 from __future__ import annotations
 
+from mjx_envs.metaworld import rewards as R
+
 import jax.numpy as jnp
+
+TARGET_RADIUS = 0.05  # success: the handle's x within this of the target's
+HANDLE_RADIUS = 0.02
 
 OPEN_SITE = (-0.04, -0.095, 0.0)  # handleOpenStart, relative to the window at slide 0
 CLOSE_SITE = (0.01, -0.095, 0.0)  # handleCloseStart
@@ -113,6 +118,30 @@ def place_window(env, d, pos, slide):
   return d.replace(
     mocap_pos=d.mocap_pos.at[mocap].set(pos), qpos=d.qpos.at[a].set(slide), qvel=d.qvel.at[v].set(0.0)
   )
+
+
+def reward(reads, site: str, x_init_key: str, reach_sigmoid: str):
+  """The window tasks' reward: the handle's x within 0.05 of the target's (margin from its x at
+  `reads[x_init_key]`, long_tail), times the tcp within 0.02 of the handle (margin from the initial tcp's
+  distance to the handle's start, sigmoid `reach_sigmoid`), by the Hamacher product; info as the
+  reference's. open and close differ only in those two arguments."""
+  obj, tcp, target = reads["site:" + site], reads["tcp_center"], reads["target_pos"]
+  target_to_obj = jnp.abs(obj[..., 0] - target[..., 0])
+  in_place = R.within(target_to_obj, TARGET_RADIUS, jnp.abs(reads[x_init_key][..., 0] - target[..., 0]))
+  tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
+  tcp_to_obj_init = jnp.linalg.norm(reads["window_handle_pos_init"] - reads["init_tcp"], axis=-1)
+  reach = R.within(tcp_to_obj, HANDLE_RADIUS, tcp_to_obj_init, sigmoid=reach_sigmoid)
+  rew = 10 * R.hamacher_product(reach, in_place)
+  info = R.info(
+    target_to_obj <= TARGET_RADIUS,
+    tcp_to_obj <= 0.05,
+    jnp.ones_like(rew),
+    reach,
+    in_place,
+    target_to_obj,
+    rew,
+  )
+  return rew, info
 
 
 def site_reads(name):

@@ -135,17 +135,15 @@ def reward(obs, action, reads):
   rew = R.hamacher_product(grasped, in_place)
   rew = jnp.where(lifted, rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(obj_to_target <= TARGET_RADIUS),
-    "near_object": f(tcp_to_obj <= 0.05),
-    "grasp_success": f((opened > 0) & (obj[..., 2] - 0.03 > init[..., 2])),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(
+    obj_to_target <= TARGET_RADIUS,
+    tcp_to_obj <= 0.05,
+    (opened > 0) & (obj[..., 2] - 0.03 > init[..., 2]),
+    grasped,
+    in_place,
+    obj_to_target,
+    rew,
+  )
 
 
 def valid(rand_vec):

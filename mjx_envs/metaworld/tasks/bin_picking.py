@@ -125,17 +125,7 @@ def reward(obs, action, reads):
   grasp = near & (obj[..., 2] - 0.02 > init[..., 2]) & ~(obs[..., 3] < 0.43)
   rew = jnp.where(grasp, rew + 1.0 + 5.0 * R.hamacher_product(above_floor, in_place), rew)
   rew = jnp.where(target_to_obj < TARGET_RADIUS, 10.0, rew)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(target_to_obj <= TARGET_RADIUS),
-    "near_object": f(near),
-    "grasp_success": f(grasp),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": target_to_obj,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(target_to_obj <= TARGET_RADIUS, near, grasp, grasped, in_place, target_to_obj, rew)
 
 
 def scripted(obs):

@@ -143,17 +143,7 @@ def reward(obs, action, reads):
   )
   success = jnp.linalg.norm(obs[..., 4:7] - target, axis=-1) < 0.08
   rew = jnp.where(success, 10.0, 2.0 * R.hamacher_product(grab, ready) + 8.0 * lifted) * quat
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(success),
-    "near_object": ready,
-    "grasp_success": f(grab >= 0.5),
-    "grasp_reward": grab,
-    "in_place_reward": lifted,
-    "obj_to_target": jnp.zeros_like(rew),
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(success, ready, grab >= 0.5, grab, lifted, jnp.zeros_like(rew), rew)
 
 
 def valid(rand_vec):

@@ -115,8 +115,7 @@ def reward(obs, action, reads):
   reach = R.hamacher_product(reach, jnp.clip(action[..., 3], 0.0, 1.0))
   rew = 10 * R.hamacher_product(reach, in_place)
   ok = target_to_obj <= TARGET_RADIUS
-  info = R.info(ok, tcp_to_obj <= 0.01, jnp.ones_like(rew), reach, in_place, target_to_obj, rew)
-  return rew, info
+  return rew, R.info(ok, tcp_to_obj <= 0.01, jnp.ones_like(rew), reach, in_place, target_to_obj, rew)
 
 
 def scripted(obs):

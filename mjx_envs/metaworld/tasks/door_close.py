@@ -69,16 +69,7 @@ def reward(obs, action, reads):
   )
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, 3 * hand_in_place + 6 * in_place)
   one = jnp.ones_like(rew)
-  info = {
-    "success": (obj_to_target <= 0.08).astype(jnp.float32),
-    "near_object": 0 * one,
-    "grasp_success": one,
-    "grasp_reward": one,
-    "in_place_reward": hand_in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(obj_to_target <= 0.08, 0 * one, one, one, hand_in_place, obj_to_target, rew)
 
 
 def scripted(obs, radius: float = 0.2, standoff: float = 0.06, push: float = 0.05):

@@ -93,17 +93,7 @@ def reward(obs, action, reads):
   ready, opened = _reward_pos(obs, theta)
   success = jnp.abs(obs[..., 4] - reads["target_pos"][..., 0]) <= 0.08
   rew = jnp.where(success, 10.0, 2.0 * R.hamacher_product(ready, grab) + 8.0 * opened)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(success),
-    "near_object": ready,
-    "grasp_success": f(grab >= 0.5),
-    "grasp_reward": grab,
-    "in_place_reward": opened,
-    "obj_to_target": jnp.zeros_like(rew),
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(success, ready, grab >= 0.5, grab, opened, jnp.zeros_like(rew), rew)
 
 
 def scripted(obs):

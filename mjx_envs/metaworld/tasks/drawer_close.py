@@ -79,17 +79,7 @@ def reward(obs, action, reads):
   reach = R.hamacher_product(reach, gripper_closed)
   success = target_to_obj <= TARGET_RADIUS + 0.015
   rew = 10.0 * jnp.where(success, 1.0, R.hamacher_product(reach, in_place))
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(success),
-    "near_object": f(tcp_to_obj <= 0.01),
-    "grasp_success": jnp.ones_like(rew),
-    "grasp_reward": reach,
-    "in_place_reward": in_place,
-    "obj_to_target": target_to_obj,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(success, tcp_to_obj <= 0.01, jnp.ones_like(rew), reach, in_place, target_to_obj, rew)
 
 
 def scripted(obs):

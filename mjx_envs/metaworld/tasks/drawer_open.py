@@ -66,17 +66,15 @@ def reward(obs, action, reads):
   gripper_error_init = jnp.linalg.norm((handle_pos_init - reads["init_tcp"]) * scale, axis=-1)
   caging = R.tolerance(gripper_error, bounds=(0, 0.01), margin=gripper_error_init, sigmoid="long_tail")
   rew = 5.0 * (caging + opening)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(handle_error <= 0.03),
-    "near_object": f(jnp.linalg.norm(handle - gripper, axis=-1) <= 0.03),
-    "grasp_success": f(obs[..., 3] > 0),
-    "grasp_reward": caging,
-    "in_place_reward": opening,
-    "obj_to_target": handle_error,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(
+    handle_error <= 0.03,
+    jnp.linalg.norm(handle - gripper, axis=-1) <= 0.03,
+    obs[..., 3] > 0,
+    caging,
+    opening,
+    handle_error,
+    rew,
+  )
 
 
 def scripted(obs):

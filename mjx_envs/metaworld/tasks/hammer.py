@@ -179,8 +179,7 @@ def reward(obs, action, reads):
   rew = (2.0 * grab + 6.0 * in_place) * reward_quat
   success = reads["qpos:NailSlideJoint"] > 0.09
   rew = jnp.where(success & (rew > 5.0), 10.0, rew)
-  info = R.info(success, reward_quat, grab >= 0.5, grab, in_place, jnp.zeros_like(rew), rew)
-  return rew, info
+  return rew, R.info(success, reward_quat, grab >= 0.5, grab, in_place, jnp.zeros_like(rew), rew)
 
 
 GRIP_X = 0.06  # the grip's x on the handle from the hammer's origin (the centre of mass is at 0.145)

@@ -125,17 +125,9 @@ def reward(obs, action, reads):
   rew = 2.0 * grasped
   rew = jnp.where(grasp_success & (tcp_to_obj < 0.035), 1.0 + 2.0 * grasped + 5.0 * in_place, rew)
   rew = jnp.where(obj_to_target <= 0.05, 10.0, rew)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(obj_to_target <= 0.07),
-    "near_object": f(tcp_to_obj <= 0.03),
-    "grasp_success": f(grasp_success),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, R.info(
+    obj_to_target <= 0.07, tcp_to_obj <= 0.03, grasp_success, grasped, in_place, obj_to_target, rew
+  )
 
 
 def scripted(obs):

@@ -104,8 +104,7 @@ def reward(obs, action, reads):
   grasp = (tcp_to_obj < 0.04) & (obj[..., 2] - 0.02 > init[..., 2]) & ~(obs[..., 3] < 0.33)
   rew = jnp.where(grasp, rew + 1.0 + 5.0 * R.hamacher_product(in_place, above_floor), rew)
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
-  info = R.info(obj_to_target <= 0.07, tcp_to_obj <= 0.03, grasp, grasped, in_place, obj_to_target, rew)
-  return rew, info
+  return rew, R.info(obj_to_target <= 0.07, tcp_to_obj <= 0.03, grasp, grasped, in_place, obj_to_target, rew)
 
 
 def valid(rand_vec):

@@ -41,7 +41,14 @@ from __future__ import annotations
 
 from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
-from mjx_envs.metaworld.tasks.push import OBJECTS_XML, move, scipy_quat_xyzw, set_free_pos, touching
+from mjx_envs.metaworld.tasks.push import (
+  OBJECTS_XML,
+  grip_then,
+  puck_info,
+  scipy_quat_xyzw,
+  set_free_pos,
+  touching,
+)
 
 import jax.numpy as jnp
 
@@ -128,18 +135,7 @@ def reward(obs, action, reads):
   lifted = (tcp_to_obj < 0.02) & (opened > 0) & (obj[..., 2] - 0.01 > init[..., 2])
   rew = jnp.where(lifted, rew + 1.0 + 5.0 * in_place, rew)
   rew = jnp.where(obj_to_target < TARGET_RADIUS, 10.0, rew)
-  f = lambda b: b.astype(jnp.float32)
-  grasp = (reads["touching_main_object"] > 0) & (opened > 0) & (obj[..., 2] - 0.02 > init[..., 2])
-  info = {
-    "success": f(obj_to_target <= 0.07),
-    "near_object": f(tcp_to_obj <= 0.03),
-    "grasp_success": f(grasp),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return rew, puck_info(obs, reads, tcp_to_obj, obj_to_target, grasped, in_place, rew, 0.07)
 
 
 def valid(rand_vec):
@@ -154,19 +150,7 @@ def scripted(obs):
   centre, open; there: close (effort 1) and hold still; once the gripper has closed on it (opening < 0.8,
   the puck within 0.03 of the tcp): move the tcp to the goal, still closing.
   """
-  hand, opening, obj, goal = obs[..., 0:3], obs[..., 3:4], obs[..., 4:7], obs[..., 36:39]
-  tcp = hand - jnp.array([0.0, 0.0, 0.045])
-  xy_err = jnp.linalg.norm(hand[..., :2] - obj[..., :2], axis=-1, keepdims=True)
-  z_err = jnp.abs(tcp[..., 2:3] - obj[..., 2:3])
-  held = (jnp.linalg.norm(tcp - obj, axis=-1, keepdims=True) < 0.03) & (opening < 0.8)
-  above = obj + jnp.array([0.0, 0.0, 0.045 + 0.08])
-  down = obj + jnp.array([0.0, 0.0, 0.045])
-  to_goal = goal + jnp.array([0.0, 0.0, 0.045])
-  at_obj = (xy_err < 0.02) & (z_err < 0.012)
-  to = jnp.where(held, to_goal, jnp.where(xy_err > 0.02, above, jnp.where(at_obj, hand, down)))
-  delta = move(hand, to, 25.0)
-  grip = jnp.where(held | at_obj, 1.0, -1.0)
-  return jnp.concatenate([delta, grip], -1)
+  return grip_then(obs, obs[..., 36:39] + jnp.array([0.0, 0.0, 0.045]))
 
 
 TASK = Task(

@@ -205,18 +205,11 @@ def puck_info(obs, reads, tcp_to_obj, obj_to_target, grasped, in_place, rew, suc
   """The puck tasks' `evaluate_state` info: success |obj - target| <= success_radius, near_object |tcp -
   obj| <= 0.03, grasp_success = touching_main_object and opening > 0 and obj z - 0.02 > obj_init z."""
   obj, opened = obs[..., 4:7], obs[..., 3]
-  f = lambda b: b.astype(jnp.float32)
   lifted = obj[..., 2] - 0.02 > reads["obj_init_pos"][..., 2]
   grasp = (reads["touching_main_object"] > 0) & (opened > 0) & lifted
-  return {
-    "success": f(obj_to_target <= success_radius),
-    "near_object": f(tcp_to_obj <= 0.03),
-    "grasp_success": f(grasp),
-    "grasp_reward": grasped,
-    "in_place_reward": in_place,
-    "obj_to_target": obj_to_target,
-    "unscaled_reward": rew,
-  }
+  return R.info(
+    obj_to_target <= success_radius, tcp_to_obj <= 0.03, grasp, grasped, in_place, obj_to_target, rew
+  )
 
 
 def valid(rand_vec):

@@ -43,16 +43,15 @@ def reward(obs, action, reads):
   tcp_to_target = jnp.linalg.norm(tcp - target, axis=-1)
   margin = jnp.linalg.norm(reads["hand_init_pos"] - target, axis=-1)
   in_place = R.tolerance(tcp_to_target, bounds=(0, TARGET_RADIUS), margin=margin, sigmoid="long_tail")
-  info = {
-    "success": (tcp_to_target <= 0.05).astype(jnp.float32),
-    "near_object": tcp_to_target,
-    "grasp_success": jnp.ones_like(tcp_to_target),
-    "grasp_reward": tcp_to_target,
-    "in_place_reward": in_place,
-    "obj_to_target": tcp_to_target,
-    "unscaled_reward": 10 * in_place,
-  }
-  return 10 * in_place, info
+  return 10 * in_place, R.info(
+    tcp_to_target <= 0.05,
+    tcp_to_target,
+    jnp.ones_like(tcp_to_target),
+    tcp_to_target,
+    in_place,
+    tcp_to_target,
+    10 * in_place,
+  )
 
 
 def valid(rand_vec):

@@ -107,8 +107,9 @@ def reward(obs, action, reads):
   success = (handle_to_target <= 0.12) & is_in
   touching = reads["touching_main_object"] > 0
   grasp_success = touching & (opened > 0) & (stick[..., 2] - 0.02 > obj_init[..., 2])
-  info = R.info(success, tcp_to_stick <= 0.03, grasp_success, grasped, stick_in_place, handle_to_target, rew)
-  return rew, info
+  return rew, R.info(
+    success, tcp_to_stick <= 0.03, grasp_success, grasped, stick_in_place, handle_to_target, rew
+  )
 
 
 GRIP_DX = -0.01  # the grip 1 cm behind the stick's centre: its end 4.5 cm ahead of the pads' front

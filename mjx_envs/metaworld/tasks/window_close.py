@@ -23,14 +23,11 @@ sets window_slide = 0.2 (slide 0: it sets qpos without a forward pass); ours sho
 
 from __future__ import annotations
 
-from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks import _window
 
 import jax.numpy as jnp
 
-TARGET_RADIUS = 0.05
-HANDLE_RADIUS = 0.02
 SITE = "handleCloseStart"
 READS = ("site:handleCloseStart", "tcp_center", "target_pos", "window_handle_pos_init", "init_tcp")
 
@@ -49,33 +46,7 @@ def place(env, d, rand_vec):
 
 def reward(obs, action, reads):
   del obs, action
-  obj, tcp, target = reads["site:" + SITE], reads["tcp_center"], reads["target_pos"]
-  handle_init = reads["window_handle_pos_init"]
-  target_to_obj = jnp.abs(obj[..., 0] - target[..., 0])
-  target_to_obj_init = jnp.abs(handle_init[..., 0] - target[..., 0])
-  in_place = R.tolerance(
-    target_to_obj,
-    bounds=(0, TARGET_RADIUS),
-    margin=jnp.abs(target_to_obj_init - TARGET_RADIUS),
-    sigmoid="long_tail",
-  )
-  tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
-  tcp_to_obj_init = jnp.linalg.norm(handle_init - reads["init_tcp"], axis=-1)
-  reach = R.tolerance(
-    tcp_to_obj, bounds=(0, HANDLE_RADIUS), margin=jnp.abs(tcp_to_obj_init - HANDLE_RADIUS), sigmoid="gaussian"
-  )
-  rew = 10 * R.hamacher_product(reach, in_place)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(target_to_obj <= TARGET_RADIUS),
-    "near_object": f(tcp_to_obj <= 0.05),
-    "grasp_success": jnp.ones_like(rew),
-    "grasp_reward": reach,
-    "in_place_reward": in_place,
-    "obj_to_target": target_to_obj,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return _window.reward(reads, SITE, "window_handle_pos_init", "gaussian")
 
 
 def scripted(obs):

@@ -21,14 +21,11 @@ Deliberate differences: those of the window model (`_window.py`) and the hand (`
 
 from __future__ import annotations
 
-from mjx_envs.metaworld import rewards as R
 from mjx_envs.metaworld.sawyer import Task
 from mjx_envs.metaworld.tasks import _window
 
 import jax.numpy as jnp
 
-TARGET_RADIUS = 0.05
-HANDLE_RADIUS = 0.02
 SITE = "handleOpenStart"
 READS = (
   "site:handleOpenStart",
@@ -53,35 +50,7 @@ def place(env, d, rand_vec):
 
 def reward(obs, action, reads):
   del obs, action
-  obj, tcp, target = reads["site:" + SITE], reads["tcp_center"], reads["target_pos"]
-  target_to_obj = jnp.abs(obj[..., 0] - target[..., 0])
-  target_to_obj_init = jnp.abs(reads["obj_init_pos"][..., 0] - target[..., 0])
-  in_place = R.tolerance(
-    target_to_obj,
-    bounds=(0, TARGET_RADIUS),
-    margin=jnp.abs(target_to_obj_init - TARGET_RADIUS),
-    sigmoid="long_tail",
-  )
-  tcp_to_obj = jnp.linalg.norm(obj - tcp, axis=-1)
-  tcp_to_obj_init = jnp.linalg.norm(reads["window_handle_pos_init"] - reads["init_tcp"], axis=-1)
-  reach = R.tolerance(
-    tcp_to_obj,
-    bounds=(0, HANDLE_RADIUS),
-    margin=jnp.abs(tcp_to_obj_init - HANDLE_RADIUS),
-    sigmoid="long_tail",
-  )
-  rew = 10 * R.hamacher_product(reach, in_place)
-  f = lambda b: b.astype(jnp.float32)
-  info = {
-    "success": f(target_to_obj <= TARGET_RADIUS),
-    "near_object": f(tcp_to_obj <= 0.05),
-    "grasp_success": jnp.ones_like(rew),
-    "grasp_reward": reach,
-    "in_place_reward": in_place,
-    "obj_to_target": target_to_obj,
-    "unscaled_reward": rew,
-  }
-  return rew, info
+  return _window.reward(reads, SITE, "obj_init_pos", "long_tail")
 
 
 def scripted(obs):
