@@ -31,6 +31,26 @@ class MLP(nn.Module):
     return x
 
 
+class MultiHeadMLP(nn.Module):
+  """An MLP trunk shared by all heads, then one linear head of `out` units per head:
+  (x [..., D], head [..., num_heads] one-hot) -> [..., out], the head that `head` names. Multi-task
+  learners' multi-head networks (one head per task, Meta-World+'s multi-head SAC)."""
+
+  hidden: Sequence[int]
+  out: int
+  num_heads: int
+  activation: str = "tanh"
+  out_scale: float = 1.0
+
+  @nn.compact
+  def __call__(self, x, head):
+    h = MLP(self.hidden, activation=self.activation)(x)
+    y = nn.Dense(self.out * self.num_heads, kernel_init=nn.initializers.orthogonal(self.out_scale))(h)
+    y = y.reshape(y.shape[:-1] + (self.num_heads, self.out))
+    # A one-hot's zeros times the other heads: exactly the named head's output (finite weights).
+    return jnp.einsum("...ho,...h->...o", y, head.astype(y.dtype))
+
+
 class ObjectEncoder(nn.Module):
   """Per-object embedding, masked max-pool over objects, concatenated with the robot embedding.
 

@@ -62,7 +62,7 @@ from flax import struct
 from agents.common import episodes, optim, relabel, replay
 from agents.common import normalize as N
 from agents.common.evaluation import evaluate_policy
-from agents.common.networks import MLP
+from agents.common.networks import MLP, MultiHeadMLP
 
 
 @dataclasses.dataclass(frozen=True)
@@ -239,11 +239,18 @@ class Actor(nn.Module):
 
 
 class Critic(nn.Module):
+  """(feats [..., F], action [..., A]) -> Q [...]. With num_heads > 1, feats end in a one-hot task id of
+  num_heads entries and each task has its own output layer (`MultiHeadMLP`)."""
+
   hidden: Sequence[int]
+  num_heads: int = 1
 
   @nn.compact
   def __call__(self, feats, action):
-    return MLP(self.hidden, out=1, activation="relu")(jnp.concatenate([feats, action], -1))[..., 0]
+    x = jnp.concatenate([feats, action], -1)
+    if self.num_heads > 1:
+      return MultiHeadMLP(self.hidden, 1, self.num_heads, "relu")(x, feats[..., -self.num_heads :])[..., 0]
+    return MLP(self.hidden, out=1, activation="relu")(x)[..., 0]
 
 
 class HERLearner:

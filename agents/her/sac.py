@@ -42,7 +42,7 @@ import jax
 import jax.numpy as jnp
 
 from agents.common.distributions import TanhNormal
-from agents.common.networks import MLP
+from agents.common.networks import MLP, MultiHeadMLP
 from agents.her.ddpg import CloningConfig, Critic, HERLearner, cloning_info, q_filtered_cloning
 
 # The actor's log std is squashed smoothly into this range (no dead gradient at a hard clip); -5 keeps a
@@ -69,10 +69,15 @@ class GaussianActor(nn.Module):
 
   action_size: int
   hidden: Sequence[int]
+  num_heads: int = 1  # > 1: one output layer per task, feats ending in its one-hot id (`Critic`)
 
   @nn.compact
   def __call__(self, feats):
-    out = MLP(self.hidden, out=2 * self.action_size, activation="relu")(feats)
+    if self.num_heads > 1:
+      heads = MultiHeadMLP(self.hidden, 2 * self.action_size, self.num_heads, "relu")
+      out = heads(feats, feats[..., -self.num_heads :])
+    else:
+      out = MLP(self.hidden, out=2 * self.action_size, activation="relu")(feats)
     mean, raw = jnp.split(out, 2, axis=-1)
     log_std = LOG_STD_MIN + 0.5 * (LOG_STD_MAX - LOG_STD_MIN) * (jnp.tanh(raw) + 1.0)
     return TanhNormal(mean, log_std)
@@ -82,6 +87,7 @@ class TwinCritic(nn.Module):
   """Two independent critics: (feats [B, F], action [B, A]) -> Q [2, B]."""
 
   hidden: Sequence[int]
+  num_heads: int = 1
 
   @nn.compact
   def __call__(self, feats, action):
@@ -89,7 +95,7 @@ class TwinCritic(nn.Module):
     # vmapped 256-wide critic on its intra-op thread pool and, with one host device per core (train.py's
     # default), every pool thread can end up waiting on them: a hang (as the LAPACK rule in
     # agents/common/sharding.py).
-    return jnp.stack([Critic(self.hidden)(feats, action) for _ in range(2)])
+    return jnp.stack([Critic(self.hidden, self.num_heads)(feats, action) for _ in range(2)])
 
 
 # --- SAC's losses, as functions of arrays ------------------------------------------------------------

@@ -1,7 +1,8 @@
 """MT-SAC (agents/multitask/mtsac.py): per-task temperatures move independently (the loss, and one update of the
 learner), the critic target takes the smaller twin and bootstraps through truncation (stored flags ->
 discount -> target), config checks, and a short compiled run on a 2-task multi-task batch of reach copies
-with finite losses and per-task rows, resumed exactly from a checkpoint round trip."""
+with finite losses and per-task rows, resumed exactly from a checkpoint round trip; the multi-head option
+(one output layer per task)."""
 
 from mjx_envs.metaworld import make_task
 from mjx_envs.metaworld import tasks as mw_tasks
@@ -10,6 +11,8 @@ from mjx_envs.metaworld.multitask import MultiTask, TaskId
 import copy
 import math
 
+import flax.core as flax_core
+import flax.traverse_util as flax_traverse
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -215,3 +218,45 @@ def test_configs_and_their_checks(reach):
     for name in ("mtsac_mt10", "mtsac_mt10_cpu"):
       mt = experiment.resolve(train.load_config(name))
       assert mt["agent"]["num_envs"] % 10 == 0 and mt["run"]["num_eval_envs"] % 10 == 0
+
+
+# --- multi-head networks ----------------------------------------------------------------------------
+def _with_head_moved(tree, head: int, num_heads: int):
+  """`tree` with every multi-head output layer's (kernel [H, num_heads * k], bias) columns of `head`
+  moved by 0.5 (the layers of `MultiHeadMLP`; the trunk's layers are left as they are)."""
+  flat = flax_traverse.flatten_dict(flax_core.unfreeze(tree))
+  out = {}
+  for path, v in flat.items():
+    if path[-3:-1] == ("MultiHeadMLP_0", "Dense_0"):
+      k = v.shape[-1] // num_heads
+      v = v.at[..., head * k : (head + 1) * k].add(0.5)
+    out[path] = v
+  return flax_traverse.unflatten_dict(out)
+
+
+def test_multihead_gives_each_task_its_own_output_layer(two_task):
+  env, _ = two_task
+  algo = mtsac.make_train(env, mtsac.MTSACConfig(**SMALL, multihead=True))
+  ts = jax.jit(algo.init)(jax.random.PRNGKey(0))
+  feats = jnp.concatenate([jax.random.normal(jax.random.PRNGKey(1), (2, 39)), jnp.eye(2)], -1)
+  action = jnp.full((2, 4), 0.3)
+  actor, critic = ts.params["actor"], ts.params["critic"]
+  # one output layer per task: 2 tasks x (mean, log std) of 4 actions; 2 tasks x 1 Q per critic
+  shapes = {p[-3:]: v.shape for p, v in flax_traverse.flatten_dict(flax_core.unfreeze(actor)).items()}
+  assert shapes[("MultiHeadMLP_0", "Dense_0", "kernel")] == (16, 16)
+  base = algo.actor.apply(actor, feats)
+  moved = algo.actor.apply(_with_head_moved(actor, 1, 2), feats)
+  np.testing.assert_array_equal(np.asarray(moved.mean[0]), np.asarray(base.mean[0]))  # task a: its head
+  assert not np.allclose(np.asarray(moved.mean[1]), np.asarray(base.mean[1]))  # task b: the moved head
+  q = algo.critic.apply(critic, feats, action)
+  q_moved = algo.critic.apply(_with_head_moved(critic, 0, 2), feats, action)
+  assert q.shape == (2, 2)
+  np.testing.assert_array_equal(np.asarray(q_moved[:, 1]), np.asarray(q[:, 1]))
+  assert not np.allclose(np.asarray(q_moved[:, 0]), np.asarray(q[:, 0]))
+  # the plain MT-SAC (one output layer for every task) is unchanged by the option's existence
+  plain = mtsac.make_train(env, mtsac.MTSACConfig(**SMALL))
+  assert "MultiHeadMLP_0" not in str(jax.tree_util.tree_structure(plain.init(jax.random.PRNGKey(0)).params))
+  # and the learner trains with it: one compiled cycle, finite
+  _, m = jax.jit(lambda t: algo.train_many(t, 1))(ts)
+  for k, v in m.items():
+    assert np.isfinite(float(v)), k
