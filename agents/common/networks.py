@@ -51,6 +51,15 @@ class MultiHeadMLP(nn.Module):
     return jnp.einsum("...ho,...h->...o", y, head.astype(y.dtype))
 
 
+def task_mlp(hidden: Sequence[int], out: int, num_heads: int, activation: str, x, feats):
+  """Inside a compact module: MLP(hidden, out)(x) [..., out], or with num_heads > 1 a `MultiHeadMLP`
+  whose head is the task named by the one-hot id that ends `feats` [..., F] (its last num_heads entries).
+  One output layer keeps the plain MLP's parameter names, so single-head checkpoints are unchanged."""
+  if num_heads > 1:
+    return MultiHeadMLP(hidden, out, num_heads, activation)(x, feats[..., -num_heads:])
+  return MLP(hidden, out=out, activation=activation)(x)
+
+
 class ObjectEncoder(nn.Module):
   """Per-object embedding, masked max-pool over objects, concatenated with the robot embedding.
 

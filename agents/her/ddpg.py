@@ -62,7 +62,7 @@ from flax import struct
 from agents.common import episodes, optim, relabel, replay
 from agents.common import normalize as N
 from agents.common.evaluation import evaluate_policy
-from agents.common.networks import MLP, MultiHeadMLP
+from agents.common.networks import MLP, task_mlp
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,9 +248,7 @@ class Critic(nn.Module):
   @nn.compact
   def __call__(self, feats, action):
     x = jnp.concatenate([feats, action], -1)
-    if self.num_heads > 1:
-      return MultiHeadMLP(self.hidden, 1, self.num_heads, "relu")(x, feats[..., -self.num_heads :])[..., 0]
-    return MLP(self.hidden, out=1, activation="relu")(x)[..., 0]
+    return task_mlp(self.hidden, 1, self.num_heads, "relu", x, feats)[..., 0]
 
 
 class HERLearner:

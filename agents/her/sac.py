@@ -42,7 +42,7 @@ import jax
 import jax.numpy as jnp
 
 from agents.common.distributions import TanhNormal
-from agents.common.networks import MLP, MultiHeadMLP
+from agents.common.networks import task_mlp
 from agents.her.ddpg import CloningConfig, Critic, HERLearner, cloning_info, q_filtered_cloning
 
 # The actor's log std is squashed smoothly into this range (no dead gradient at a hard clip); -5 keeps a
@@ -73,11 +73,7 @@ class GaussianActor(nn.Module):
 
   @nn.compact
   def __call__(self, feats):
-    if self.num_heads > 1:
-      heads = MultiHeadMLP(self.hidden, 2 * self.action_size, self.num_heads, "relu")
-      out = heads(feats, feats[..., -self.num_heads :])
-    else:
-      out = MLP(self.hidden, out=2 * self.action_size, activation="relu")(feats)
+    out = task_mlp(self.hidden, 2 * self.action_size, self.num_heads, "relu", feats, feats)
     mean, raw = jnp.split(out, 2, axis=-1)
     log_std = LOG_STD_MIN + 0.5 * (LOG_STD_MAX - LOG_STD_MIN) * (jnp.tanh(raw) + 1.0)
     return TanhNormal(mean, log_std)
@@ -136,14 +132,19 @@ class SAC(HERLearner):
   def __init__(self, env, config: SACConfig):
     super().__init__(env, config)
     c = config
-    self.actor = GaussianActor(env.action_size, tuple(c.hidden))
-    self.critic = TwinCritic(tuple(c.hidden))
+    heads = self.output_heads()
+    self.actor = GaussianActor(env.action_size, tuple(c.hidden), heads)
+    self.critic = TwinCritic(tuple(c.hidden), heads)
     self.target_entropy = float(-env.action_size if c.target_entropy is None else c.target_entropy)
     self.opts = {
       "actor": self.make_opt(c.actor_lr),
       "critic": self.make_opt(c.critic_lr),
       "log_alpha": self.make_opt(c.alpha_lr),
     }
+
+  def output_heads(self) -> int:
+    """Output layers of the actor and critics, one per task when > 1 (a multi-task learner's option)."""
+    return 1
 
   def init_params(self, k_a, k_c, feats):
     """{"actor", "critic" (both critics), "log_alpha" []} for one (unbatched) feature vector [F]."""

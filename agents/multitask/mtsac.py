@@ -69,7 +69,7 @@ import jax
 import jax.numpy as jnp
 
 from agents.common import normalize as N
-from agents.her.sac import SAC, GaussianActor, SACConfig, TwinCritic, actor_loss, critic_target, squash
+from agents.her.sac import SAC, SACConfig, actor_loss, critic_target, squash
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +95,7 @@ class MTSACConfig(SACConfig):
   normalize_obs: bool = True  # False: the networks read raw observations (garage)
   # True: the actor and both critics keep one output layer per task on a shared trunk (Meta-World+'s
   # multi-head SAC, McLean et al. 2025); the paper's MT-SAC (False) has one output layer for all tasks.
+  # With a single task it changes nothing.
   multihead: bool = False
 
   def __post_init__(self):
@@ -151,14 +152,15 @@ class MTSAC(SAC):
     self.num_tasks = n
     self.task_names = tuple(getattr(env, "task_names", ()))
     super().__init__(env, config)
-    if config.multihead and n > 1:
-      self.actor = GaussianActor(env.action_size, tuple(config.hidden), num_heads=n)
-      self.critic = TwinCritic(tuple(config.hidden), num_heads=n)
     size = self.obs_example.shape[-1]
     if n > 1 and size <= n:
       raise ValueError(
         f"num_tasks={n}: the observation ({size} entries) must end in a one-hot task id of {n} entries"
       )
+
+  def output_heads(self) -> int:
+    """num_tasks output layers with `multihead` (one task: one layer either way), else 1."""
+    return self.num_tasks if self.config.multihead else 1
 
   # --- the one-hot stays as it is -----------------------------------------------------------------
   def normalize(self, obs_norm, feats):
