@@ -2,6 +2,9 @@
 
 10 tasks x 4 worlds x 50 steps (2,000 steps) per update, 4 minibatches of whole worlds, 8 epochs;
 evaluation on 5 episodes per task.
+
+The figures of MEASURED and BENCHMARKS.md up to 2026-11-27 were taken on the free hand of the worlds
+before the arm (`mjx_envs/metaworld/sawyer.py`); `--set env.arm=false` reproduces those worlds.
 """
 
 import copy

@@ -4,6 +4,9 @@ configs/mtsac_mt10.py with 2 worlds per task (20 envs x 50 steps = 1,000 env ste
 updates: the same 0.1 gradient steps per env step), replay batches of 256 from a 2e5-transition buffer,
 2M env steps, 2 evaluation episodes per task every 20 cycles, and a 60-minute stop (resumable: --resume
 RUN_DIR). A smoke-scale run of the algorithm; MT10 needs far more than a CPU hour.
+
+The figures of MEASURED and BENCHMARKS.md up to 2026-11-27 were taken on the free hand of the worlds
+before the arm (`mjx_envs/metaworld/sawyer.py`); `--set env.arm=false` reproduces those worlds.
 """
 
 import copy

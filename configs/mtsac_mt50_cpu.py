@@ -1,6 +1,9 @@
 """MT-SAC on MT50 within a CPU budget: 1 world per task, mtsac_mt50's learner, a 60-minute stop.
 
 50 tasks x 1 world x 50 steps = 2,500 env steps per cycle, 250 updates (0.1 per env step) of 1,280.
+
+The figures of MEASURED and BENCHMARKS.md up to 2026-11-27 were taken on the free hand of the worlds
+before the arm (`mjx_envs/metaworld/sawyer.py`); `--set env.arm=false` reproduces those worlds.
 """
 
 import copy

@@ -3,6 +3,9 @@
 Trials of 3 episodes of 150 steps (the paper: 10 of 500), 10 worlds (one per train task) x 50 steps per
 update, a 64-wide LSTM, 4 epochs of 2 minibatches; evaluation on 10 trials, 2 per test task
 (eval/success_rate: the last episode of a trial, averaged over the 5 test tasks; the paper's RL²: 35.8%).
+
+The figures of MEASURED and BENCHMARKS.md up to 2026-11-27 were taken on the free hand of the worlds
+before the arm (`mjx_envs/metaworld/sawyer.py`); `--set env.arm=false` reproduces those worlds.
 """
 
 import os

@@ -3,6 +3,9 @@
 Trials of 3 episodes of 150 steps (the paper: 10 of 500), 8 worlds x 50 steps per update, a 64-wide
 LSTM, 4 epochs of 2 minibatches; evaluation on 8 trials of the held-out test goals (eval/success_rate:
 the last episode of a trial, after adaptation; eval/trial/success_first: the first).
+
+The figures of MEASURED and BENCHMARKS.md up to 2026-11-27 were taken on the free hand of the worlds
+before the arm (`mjx_envs/metaworld/sawyer.py`); `--set env.arm=false` reproduces those worlds.
 """
 
 import copy

@@ -34,29 +34,34 @@ one of them uniformly; `reset_to(rand_vec)` starts from a given one.
 
 Deliberate differences from the reference, and why (measured effects: tests/mjx_envs/test_metaworld*.py
 and BENCHMARKS.md, "Meta-World"):
-- No arm. The reference's mocap weld drags the Sawyer's 7-DoF arm; ours drags the hand alone (a free
-  body with gravity compensation, frame aligned with the world). The arm's sag is kept as a constant
-  offset: the reference's hand settles 3.4-5.2 mm (median 3.9) below its mocap target inside the
-  workspace, ours 3.9 mm (`HAND_SAG_Z`); the reference's first 5 mm sideways after its reset, its arm's
-  sideways pull during fast moves, and its slowing when stretched beyond y 0.7 are absent. The weld's
-  softness is fitted so that the hand follows constant actions at the reference's speed (`WELD_SOLREF`;
-  0.025 s would fit the fixture's paths 1 mm better, 5.4 against 6.4 mm mean, and changed none of the
-  experts' results below).
+- The arm (`arm=True`, the default since 2026-11-27): the reference's mocap weld drags the Sawyer's 7-DoF
+  arm, and so does ours: its links' masses, inertias, joint ranges, damping and armature are the
+  reference's compiled model's (`ARM_LINKS`), the weld its relative pose and torque scale, and the
+  settled start is simulated as the reference's (from all joints at 0, 50 solver iterations). The arm's
+  links do not collide (neither do the reference's, but for the wrist, below). Measured against the
+  reference (2026-11-27): the hand's settled start within 0.2 mm (every task's init_tcp within 0.3 mm);
+  the fixture's open-loop hand paths within 1.0 mm mean, 2.5 mm max, also where the stretched arm slows
+  the hand; the transient after a stop (reach-v3, z -1 for 8 steps) within 0.9 mm rms; the reference's
+  own scripted experts solve 493 of 500 episodes in ours (489 in the reference), every task within one
+  episode of the reference's but soccer (8/10 against 10/10) and box-close (10 against 8).
+- `arm=False`: the free hand of the project before that date, kept to reproduce the figures taken on it
+  (MT10/MT50 training runs up to 2026-11-27). A free body with gravity compensation, frame aligned with
+  the world, whose weld softness is fitted so that it follows constant actions at the reference's speed
+  (`WELD_SOLREF`), with the arm's sag as a constant offset (`HAND_SAG_Z`). It lacks the arm's lag after
+  a stop, its sideways pull and its slowing when stretched beyond y 0.7: hand paths 6.4 mm mean, 15.5 mm
+  max, 9.3 cm beyond y 0.7; the experts solved 470 of 500 (dial-turn 0/30, door-unlock 4/30,
+  handle-pull-side 15/30: the arm's dynamics, which a free hand on a weld does not reproduce).
 - The arm's wrist collides, as the reference's `right_hand` mesh does, as two boxes on the hand
   (`WRIST_BOXES`); the rest of the arm (its other collision meshes only meet what the arm's links touch)
   is absent. Where the wrist rubs a box, MJX-JAX's box-box contact is not C's: stick-pull's wrist on the
   thermos's trim took one episode 5.1 cm from C's path in 138 steps (tests/mjx_envs/test_metaworld_sticks.py).
-- Measured effect of those two (2026-11-27, `scripts/reference_experts.py`, the reference's own experts
-  driving our worlds, 10 episodes per task): the experts solved 443 of 500 episodes in ours before the
-  sag and the wrist, 470 after (489 in the reference); lever-pull 0 -> 10 (the wrist lifts the lever),
-  plate-slide-side 0 -> 10 and peg-insert-side 0 -> 10 (the hand's height), bin-picking 2 -> 10;
-  door-unlock 10 -> 1 (4/30; the expert's hand overshoots towards the door and the wrist meets it), and
-  still short: dial-turn 0/30 (our hand reaches the dial's bar 5 control steps early and 6 mm high, turns it
-  early and the expert's 2 cm gate lifts the hand), handle-pull-side 15/30 (reference 30/30).
-  tests/mjx_envs/test_metaworld_expert_replay.py replays the experts' recorded actions open-loop.
+  With the free hand, the wrist made lever-pull's expert 0 -> 10 of 10 (the wrist lifts the lever), and
+  the sag plate-slide-side and peg-insert-side 0 -> 10. tests/mjx_envs/test_metaworld_expert_replay.py
+  replays the experts' recorded actions open-loop.
 - The hand reset (the reference simulates 50 control steps with the mocap at `hand_init_pos` and the
   gripper opening) is simulated once, when the env is built, from the same start; every reset starts
-  from that settled state, then places the objects.
+  from that settled state (the arm with the velocities it has then, as the reference's; the free hand
+  at rest), then places the objects.
 - Fixed furniture the reference moves by editing the model (`model.body_pos` of a drawer, a door frame,
   a button box) is a mocap body here, placed per world through `data.mocap_pos`, so that a batch of
   worlds shares one model. MJX-JAX's kinematics alone would leave the bodies below a mocap body at the
@@ -112,6 +117,48 @@ WRIST_BOXES = (
   ((-0.00275, 0.0, 0.07025), (0.02625, 0.05, 0.02225)),
   ((-0.002, 0.0, 0.043), (0.02, 0.046, 0.005)),
 )
+# The Sawyer arm of the reference (`arm=True`): its links as metaworld 3.1.1's compiled model has them
+# (xyz_base.xml): name, position and orientation in the parent link, mass, principal inertia, inertial
+# frame (pos, quat), the hinge's range. Every joint turns about its link's z axis with damping 10 and
+# armature 0.001; no link collides (the reference's arm geoms have contype 0, but for the wrist, which
+# WRIST_BOXES model, and l6, whose contype 4 / conaffinity 2 meet no object of any task). The visual
+# cylinders are the reference's invisible ones, shown here.
+ARM_LINKS = (
+  ("right_arm_base_link", (0, 0, 0), (1, 0, 0, 0), 2.0687, (0.007404, 0.006818, 0.006729),
+   (-0.000624, -0.000028, 0.065404), (-0.209285, 0.674441, 0.227335, 0.670558), None, ((0.08, 0.12), (0, 0, 0.12))),
+  ("right_l0", (0, 0, 0.08), (1, 0, 0, 0), 5.3213, (0.065159, 0.051094, 0.018622),
+   (0.024366, 0.010969, 0.14363), (0.894823, 0.009, -0.170275, 0.412573), (-3.0503, 3.0503), None),
+  ("right_l1", (0.081, 0.05, 0.237), (0.5, -0.5, 0.5, 0.5), 4.505, (0.022434, 0.022162, 0.00971),
+   (-0.003085, -0.026811, 0.092521), (0.424888, 0.891987, 0.132364, -0.07943), (-3.8, -0.5), None),
+  ("right_l2", (0, -0.14, 0.1425), (0.707107, 0.707107, 0, 0), 1.745, (0.025793, 0.025506, 0.002925),
+   (-0.00016, -0.014967, 0.13582), (0.707831, -0.052476, 0.051601, 0.702537), (-3.0426, 3.0426), ((0.06, 0.17), (0, 0, 0.08))),
+  ("right_l3", (0, -0.042, 0.26), (0.707107, -0.707107, 0, 0), 2.5097, (0.01024, 0.0097, 0.003696),
+   (-0.004814, -0.0281, -0.084154), (0.902999, 0.385391, -0.08809, 0.168247), (-3.0439, 3.0439), None),
+  ("right_l4", (0, -0.125, -0.1265), (0.707107, 0.707107, 0, 0), 1.1136, (0.013655, 0.013549, 0.001274),
+   (-0.001884, 0.0069, 0.1341), (0.803612, 0.031257, -0.029833, 0.593582), (-2.9761, 2.9761), ((0.045, 0.15), (0, 0, 0.11))),
+  ("right_l5", (0, 0.031, 0.275), (0.707107, -0.707107, 0, 0), 1.5625, (0.004741, 0.004229, 0.001907),
+   (0.006113, -0.023697, 0.076416), (0.404076, 0.9135, 0.047312, 0.001583), (-2.9761, 2.9761), None),
+  ("right_l6", (0, -0.11, 0.1053), (0.061625, 0.06163, -0.704416, 0.704416), 0.3292, (0.00036, 0.000311, 0.000215),
+   (-0.000008, 0.008584, -0.004957), (0.479044, 0.515636, -0.513069, 0.491322), (-4.7124, 4.7124), ((0.055, 0.025), (0, 0.015, -0.01))),
+)  # fmt: skip
+ARM_DAMPING, ARM_ARMATURE = 10.0, 0.001
+# The head rides on l0 (no joint of its own): it adds to the first joint's inertia. (pos, mass, inertia,
+# inertial pos, inertial quat.)
+ARM_HEAD = (
+  (0, 0, 0.2965),
+  1.5795,
+  (0.0118334, 0.00827089, 0.00496574),
+  (0.0053207, -2.6549e-05, 0.1021),
+  (0.999993, 7.08405e-05, -0.00359857, -0.000626247),
+)
+# right_hand in l6 (massless), then the hand 0.12 m further along right_hand's z. The reference's hand
+# frame has x pointing down (its mocap holds quat (1, 0, 1, 0)); ours is world-aligned, so our hand sits
+# in right_hand turned by the reference's hand rotation times the inverse of that mocap rotation: 180
+# degrees about y.
+RIGHT_HAND_IN_L6 = ((0, 0, 0.0245), (0.707107, 0, 0, 0.707107))
+HAND_IN_RIGHT_HAND = ((0, 0, 0.12), (0, 0, 1, 0))
+# The reference's weld: body2's pose relative to the mocap is the identity, torques scaled by 5.
+ARM_WELD_TORQUESCALE = 5.0
 INFO_KEYS = (
   "success",
   "near_object",
@@ -178,13 +225,22 @@ def default_config() -> dict[str, Any]:
     "rand_vec_seed": 0,
     "impl": "auto",  # "auto" (C MuJoCo on a CPU, MJX-JAX on GPU/TPU), "c", "jax", "warp"
     "warp_max_envs": None,
+    "arm": True,  # True: the reference's 7-joint arm carries the hand (see the module docstring)
   }
 
 
-def hand_xml(pos) -> str:
-  """The mocap target and the Sawyer hand at `pos`: a free body (world-aligned frame) with two claws
-  that slide along y, each carrying a pad, and the reference's end-effector sites 0.045 m below."""
+def hand_xml(pos, arm: bool = False) -> str:
+  """The mocap target and the Sawyer hand at `pos`: two claws that slide along y, each carrying a pad,
+  and the reference's end-effector sites 0.045 m below. `arm=False`: the hand is a free body
+  (world-aligned frame, gravity compensated) welded to the mocap; `arm=True`: it is the end of the
+  reference's 7-joint arm (`ARM_LINKS`), whose links the weld drags, as in the reference."""
   x, y, z = pos
+  grav = "0" if arm else "1"
+  # With the arm, the claws' and pads' inertias are the reference's compiled ones (pads massless).
+  claw_inertia = "1e-6 1.2e-5 1.1e-5" if arm else "1e-5 1e-5 1e-5"
+  pad_inertial = (
+    'mass="1e-8" diaginertia="1e-12 1e-12 1e-12"' if arm else 'mass="0.01" diaginertia="1e-6 1e-6 1e-6"'
+  )
   claw = 'type="box" size="0.015 0.003 0.045" condim="4" margin="0.001"'
   pad = (
     'type="box" size="0.015 0.003 0.045" condim="4" margin="0.001" friction="2 0.1 0.002" '
@@ -196,43 +252,96 @@ def hand_xml(pos) -> str:
     'contype="1" conaffinity="1" group="3" rgba="0.3 0.3 0.3 0.4"/>'
     for i, (c, h) in enumerate(WRIST_BOXES)
   )
-  return f"""
-    <body name="mocap" mocap="true" pos="{x} {y} {z}"/>
-    <body name="hand" pos="{x} {y} {z + HAND_SAG_Z}" gravcomp="1">
-      <freejoint name="hand_free"/>
-      <inertial pos="0 0 0" mass="{HAND_MASS}" diaginertia="0.002 0.002 0.002"/>
+  inside = f"""
       <geom name="rail" type="box" size="0.005 0.055 0.005" pos="0 0 0.05" rgba="0.5 0.5 0.5 1"
             contype="0" conaffinity="0"/>
       <geom name="wrist" type="cylinder" size="0.03 0.04" pos="0 0 0.1" rgba="0.2 0.2 0.2 1"
             contype="0" conaffinity="0"/>
       {wrist}
       <site name="endEffector" pos="0 0 {-TCP_BELOW_HAND + 0.005}" size="0.01" rgba="1 1 1 0"/>
-      <body name="rightclaw" pos="0 {-CLAW_Y} 0" gravcomp="1">
-        <inertial pos="0 0 0" mass="0.0162" diaginertia="1e-5 1e-5 1e-5"/>
+      <body name="rightclaw" pos="0 {-CLAW_Y} 0" gravcomp="{grav}">
+        <inertial pos="0 0 0" mass="0.0162" diaginertia="{claw_inertia}"/>
         <joint name="r_close" range="0 0.04" {slide}/>
         <geom name="rightclaw_it" {claw} friction="1 0.005 0.0001" solimp="0.8 0.9 0.01" solref="0.02 1"
               rgba="1 1 1 1"/>
         <site name="rightEndEffector" pos="0 0 {-TCP_BELOW_HAND}" size="0.01" rgba="1 0 0 1"/>
-        <body name="rightpad" pos="0 0.003 0" gravcomp="1">
-          <inertial pos="0 0 0" mass="0.01" diaginertia="1e-6 1e-6 1e-6"/>
+        <body name="rightpad" pos="0 0.003 0" gravcomp="{grav}">
+          <inertial pos="0 0 0" {pad_inertial}/>
           <geom name="rightpad_geom" {pad} rgba="1 1 1 1"/>
         </body>
       </body>
-      <body name="leftclaw" pos="0 {CLAW_Y} 0" gravcomp="1">
-        <inertial pos="0 0 0" mass="0.0162" diaginertia="1e-5 1e-5 1e-5"/>
+      <body name="leftclaw" pos="0 {CLAW_Y} 0" gravcomp="{grav}">
+        <inertial pos="0 0 0" mass="0.0162" diaginertia="{claw_inertia}"/>
         <joint name="l_close" range="-0.03 0" {slide}/>
         <geom name="leftclaw_it" {claw} friction="1 0.005 0.0001" solimp="0.8 0.9 0.01" solref="0.02 1"
               rgba="0 1 1 1"/>
         <site name="leftEndEffector" pos="0 0 {-TCP_BELOW_HAND}" size="0.01" rgba="1 0 0 1"/>
-        <body name="leftpad" pos="0 -0.003 0" gravcomp="1">
-          <inertial pos="0 0 0" mass="0.01" diaginertia="1e-6 1e-6 1e-6"/>
+        <body name="leftpad" pos="0 -0.003 0" gravcomp="{grav}">
+          <inertial pos="0 0 0" {pad_inertial}/>
           <geom name="leftpad_geom" {pad} rgba="0 1 1 1"/>
         </body>
-      </body>
+      </body>"""
+  mocap = f'<body name="mocap" mocap="true" pos="{x} {y} {z}"/>'
+  if not arm:
+    return f"""
+    {mocap}
+    <body name="hand" pos="{x} {y} {z + HAND_SAG_Z}" gravcomp="1">
+      <freejoint name="hand_free"/>
+      <inertial pos="0 0 0" mass="{HAND_MASS}" diaginertia="0.002 0.002 0.002"/>{inside}
     </body>"""
+  v = lambda t: " ".join(f"{a:g}" for a in t)
+  tiny = '<inertial pos="0 0 0" mass="1e-8" diaginertia="1e-10 1e-10 1e-10"/>'
+  # The reference's massless hand has its inertial frame 0.12 m along its own x (world +x here). That
+  # point sets the hand's `body_invweight0`, hence the weld's softness (its efc_R): with the frame at the
+  # hand's origin the weld is 2.8x stiffer in translation and the arm's settled pose differs by 3 mm.
+  hand_inertial = '<inertial pos="0.12 0 0" mass="1e-8" diaginertia="1e-10 1e-10 1e-10"/>'
+  (rh_pos, rh_quat), (h_pos, h_quat) = RIGHT_HAND_IN_L6, HAND_IN_RIGHT_HAND
+  hpos, hmass, hinertia, hipos, hiquat = ARM_HEAD
+  head = f"""
+      <body name="head" pos="{v(hpos)}">
+        <inertial pos="{v(hipos)}" quat="{v(hiquat)}" mass="{hmass}" diaginertia="{v(hinertia)}"/>
+      </body>"""
+  xml = f"""
+    <body name="hand" pos="{v(h_pos)}" quat="{v(h_quat)}">
+      {hand_inertial}{inside}
+    </body>"""
+  xml = f"""
+    <body name="right_hand" pos="{v(rh_pos)}" quat="{v(rh_quat)}">
+      {tiny}{xml}
+    </body>"""
+  for name, bpos, bquat, mass, inertia, ipos, iquat, rng, cyl in reversed(ARM_LINKS):
+    joint = ""
+    if rng is not None:
+      joint = (
+        f'<joint name="{name.replace("_l", "_j")}" axis="0 0 1" range="{v(rng)}" damping="{ARM_DAMPING}" '
+        f'armature="{ARM_ARMATURE}"/>'
+      )
+    geom = ""
+    if cyl is not None:
+      (r, h), cpos = cyl
+      geom = (
+        f'<geom type="cylinder" size="{r} {h}" pos="{v(cpos)}" contype="0" conaffinity="0" '
+        'rgba="0.5 0.1 0.1 1"/>'
+      )
+    xml = f"""
+    <body name="{name}" pos="{v(bpos)}" quat="{v(bquat)}">
+      <inertial pos="{v(ipos)}" quat="{v(iquat)}" mass="{mass}" diaginertia="{v(inertia)}"/>
+      {joint}{geom}{head if name == "right_l0" else ""}{xml}
+    </body>"""
+  return f"""
+    {mocap}{xml}"""
 
 
-def build_xml(task: Task, sim_dt: float, iterations: int, ls_iterations: int) -> str:
+def weld_xml(arm: bool) -> str:
+  """The mocap weld: the free hand keeps the model's relative pose (its sag below the target); the arm's
+  hand is held at the mocap's pose, torques scaled as the reference's."""
+  solref = f'solref="{WELD_SOLREF[0]} {WELD_SOLREF[1]}"'
+  if not arm:
+    return f'<weld body1="mocap" body2="hand" {solref}/>'
+  return f'<weld body1="mocap" body2="hand" relpose="0 0 0 1 0 0 0" torquescale="{ARM_WELD_TORQUESCALE}" {solref}/>'
+
+
+def build_xml(task: Task, sim_dt: float, iterations: int, ls_iterations: int, arm: bool = False) -> str:
   """The MJCF of `task`'s world: table plane and walls, hand, the goal marker and the task's objects."""
   camera = camera_xml("overview", (0.0, 0.0, 0.9), (0.0, 0.7, 0.05), fovy=50)
   corner = camera_xml("corner", (1.1, 0.3, 0.7), (0.0, 0.7, 0.05), fovy=45)
@@ -259,7 +368,7 @@ def build_xml(task: Task, sim_dt: float, iterations: int, ls_iterations: int) ->
           contype="0" conaffinity="0"/>
     <geom name="base" type="cylinder" size="0.1 0.15" pos="0 0 0.15" rgba="0.55 0.1 0.1 1"
           contype="0" conaffinity="0"/>
-    {hand_xml(task.hand_init_pos)}
+    {hand_xml(task.hand_init_pos, arm)}
     <body name="goal_marker" mocap="true" pos="0 0.8 0.2">
       <site name="goal" size="0.02" rgba="0.8 0 0 1"/>
     </body>
@@ -270,7 +379,7 @@ def build_xml(task: Task, sim_dt: float, iterations: int, ls_iterations: int) ->
     <position name="l_close" joint="l_close" ctrlrange="-1 1" kp="400"/>
   </actuator>
   <equality>
-    <weld body1="mocap" body2="hand" solref="{WELD_SOLREF[0]} {WELD_SOLREF[1]}"/>
+    {weld_xml(arm)}
   </equality>
   <contact>
     <exclude body1="hand" body2="rightclaw"/>
@@ -306,7 +415,10 @@ class SawyerEnv(MjxEnv):
     self.name = task.name
     self.config = dict(cfg)
     self.episode_length = int(cfg["episode_length"])
-    self.xml = build_xml(task, float(cfg["sim_dt"]), int(cfg["iterations"]), int(cfg["ls_iterations"]))
+    self.arm = bool(cfg["arm"])
+    self.xml = build_xml(
+      task, float(cfg["sim_dt"]), int(cfg["iterations"]), int(cfg["ls_iterations"]), arm=self.arm
+    )
     mj_model = mujoco.MjModel.from_xml_string(self.xml)
     # Contacts the reward reads: (left pad, g), (right pad, g) for each of the task's touch geoms.
     pads = [[mj_model.geom(p).id] for p in ("leftpad_geom", "rightpad_geom")]
@@ -343,16 +455,24 @@ class SawyerEnv(MjxEnv):
 
   def _settled_hand(self, m: mujoco.MjModel):
     """The reference's `_reset_hand`: 50 control steps with the mocap at hand_init_pos and the gripper
-    opening (ctrl [-1, 1]), simulated once here in C MuJoCo from the model's initial state."""
+    opening (ctrl [-1, 1]), simulated once here in C MuJoCo from the model's initial state. The free
+    hand starts at its target and every episode at rest; the arm starts, as the reference's, from all
+    joints at 0 with the reference's 50 solver iterations, and keeps the velocity it has after the 50
+    steps (the reference's arm is still moving when an episode starts)."""
     d = mujoco.MjData(m)
     hand = self.ids
     d.mocap_pos[hand.hand_mocap] = self.hand_init_pos
-    d.qpos[hand.hand_qpos : hand.hand_qpos + 3] = self.hand_init_pos + np.array([0, 0, HAND_SAG_Z])
+    if not self.arm:
+      d.qpos[hand.hand_qpos : hand.hand_qpos + 3] = self.hand_init_pos + np.array([0, 0, HAND_SAG_Z])
     d.ctrl[:] = [-1.0, 1.0]
+    iterations = m.opt.iterations
+    if self.arm:
+      m.opt.iterations = 50
     mujoco.mj_forward(m, d)
     for _ in range(50 * self.n_substeps):
       mujoco.mj_step(m, d)
-    qvel = np.zeros_like(d.qvel)  # start every episode at rest
+    m.opt.iterations = iterations
+    qvel = np.array(d.qvel) if self.arm else np.zeros_like(d.qvel)
     return (
       np.array(d.qpos, np.float32),
       qvel.astype(np.float32),
@@ -529,7 +649,12 @@ class _Ids:
     set_("left_ee", m.site("leftEndEffector").id)
     set_("hand_mocap", m.body("mocap").mocapid[0])
     set_("goal_mocap", m.body("goal_marker").mocapid[0])
-    set_("hand_qpos", m.joint("hand_free").qposadr[0])
+    # The free hand's joint (-1 when the arm carries the hand).
+    set_("hand_qpos", m.joint("hand_free").qposadr[0] if "hand_free" in _joint_names(m) else -1)
+
+
+def _joint_names(m: mujoco.MjModel) -> set[str]:
+  return {m.joint(j).name for j in range(m.njnt)}
 
 
 def body_quat_xyzw(d: mjx.Data, body: int) -> jax.Array:

@@ -113,7 +113,9 @@ def test_determinism_fresh_resets_and_bad_actions(reach):
   assert np.all(bad[:, 4] == 1) and np.all(bad[:, 0] == 0)
   # an out-of-range action moves the hand as far as a full one: the mocap moves 1/100 per step per unit
   np.testing.assert_allclose(obs[:, 4, 0], obs[:, 3, 0], atol=1e-5)
-  assert obs[-1, 3, 0] - s0.obs[3, 0] > 0.01  # +x moved the hand along +x
+  # +x moved the hand along +x: the reference's arm, from rest, moves its hand 8.0 mm in the first three
+  # full steps (the parity fixture's +x@1 sequence; ours follows it, test_metaworld_parity.py)
+  assert obs[-1, 3, 0] - s0.obs[3, 0] > 0.005
   assert obs[-1, 3, 3] < s0.obs[3, 3]  # the gripper closes under effort +1
 
 

@@ -41,15 +41,16 @@ RESET_TO_TASKS = ("drawer-close-v3", "button-press-topdown-v3", "peg-insert-side
 # the nut (measured within 3.2e-8 m; init_tcp 6.6e-3 m, the arm's sag)
 RESET_TO_TASKS += ("basketball-v3", "disassemble-v3")
 RESET_TO_N = 4
-# Hand motion (reach-v3), measured on the fixture (mjx_envs reach-v3, default config; displacement
-# from each one's own start, per step): inside the arm's workspace (mocap y <= ARM_Y) mean 6.4 mm, max
-# 15.5 mm (-z at full speed, where the reference's arm lags more); the settled start 4.9 mm apart (6.8 before
-# our hand kept the arm's 3.9 mm sag, HAND_SAG_Z; the rest is the reference's first 4.6 mm sideways); gripper opening obs[3] mean 0.001, max 0.016. Beyond ARM_Y the reference's arm stretches and slows
-# (+y at full speed: its hand reaches y 0.88 when the mocap is at 1.0, ours 0.97): up to 9.3 cm, ours ahead.
+# Hand motion (reach-v3), measured on the fixture (mjx_envs reach-v3, default config: the reference's arm
+# carries the hand; displacement from each one's own start, per step): inside the arm's workspace (mocap
+# y <= ARM_Y) mean 1.0 mm, max 2.5 mm; beyond it (the arm stretched) max 1.8 mm; the settled start 0.2 mm
+# apart, every task's init_tcp within 0.3 mm. With the free hand of `arm=False` (before 2026-11-27): mean
+# 6.4 mm, max 15.5 mm, up to 9.3 cm beyond ARM_Y (the free hand does not slow when the arm would stretch),
+# the start 4.9 mm apart, init_tcp up to 6.6 mm. Gripper opening obs[3] mean 0.001, max 0.016.
 ARM_Y = 0.7
-HAND_PATH_MEAN, HAND_PATH_MAX = 0.010, 0.025  # m, inside the arm's workspace
-STRETCHED_MAX = 0.12  # m, beyond it (the reference lags, ours leads)
-HAND_START_MAX = 0.008  # m, the settled start (the reference's arm first settles 4.6 mm sideways)
+HAND_PATH_MEAN, HAND_PATH_MAX = 0.0015, 0.004  # m, inside the arm's workspace
+STRETCHED_MAX = 0.004  # m, beyond it
+HAND_START_MAX = 0.001  # m, the settled start and every task's init_tcp
 GRIP_MEAN, GRIP_MAX = 0.01, 0.05  # obs[3] (opening / 0.1)
 
 
@@ -341,7 +342,7 @@ def test_init_pads_are_live_pads_as_reference(ref):
       state = env.reset_to(rv)
       d = state.pipeline_state
       qpos = d.qpos.at[m.joint("r_close").qposadr[0]].set(0.03).at[m.joint("l_close").qposadr[0]].set(-0.02)
-      qpos = qpos.at[env.ids.hand_qpos + 1].add(0.05)  # the hand 5 cm along +y
+      qpos = qpos.at[m.joint("right_j0").qposadr[0]].add(0.1)  # the arm turns the hand ~6 cm sideways
       d = env.reset_forward(d.replace(qpos=qpos))
       return env.reward_reads(d, state.info["ctx"])
 
@@ -391,11 +392,10 @@ def test_hand_motion_matches_reference(ref, reach_motion):
   """The fixture's open-loop sequences (constant +-x/y/z at full and half scale, two smooth random
   sequences, the gripper closing then opening) from the same start: our hand follows the reference's.
 
-  The reference's hand is welded to a 7-DoF arm that sags (its hand settles 5 mm below and 4.6 mm beside
-  the mocap target) and, stretched towards +y (mocap y > ARM_Y), slows down; ours is a free body that
-  follows its mocap target at a constant lag. So the paths are compared as displacements from each
-  one's own start, with the tolerances above (measured, about 1.5x margin) inside the arm's workspace,
-  and beyond it only as a bounded lead of ours."""
+  Both hands are welded to the Sawyer's 7-DoF arm, which sags (the hand settles 5 mm below and 4.6 mm
+  beside the mocap target) and, stretched towards +y (mocap y > ARM_Y), slows down. The paths are
+  compared as displacements from each one's own start, with the tolerances above (measured, about 1.5x
+  margin), inside the arm's workspace and beyond it."""
   meta, arrays = ref
   names = meta["tasks"]["reach-v3"]["motion_sequences"]
   ref_hand, ref_grip = arrays["reach-v3/motion/hand"], arrays["reach-v3/motion/grip"]

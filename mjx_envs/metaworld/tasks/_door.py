@@ -193,17 +193,17 @@ def lock_reads(env, d, ctx):
   return {"obj_init_pos": d.xpos[env.mj_model.body("lock_link").id]}
 
 
-def push_lock(obs, hinge, sign: float, behind: float = 0.035, ahead: float = 0.04):
+def push_lock(obs, hinge, sign: float, behind: float = 0.035, ahead: float = 0.04, y_off: float = LOCK_BOX_Y):
   """Turn the lock by pushing its tip (obs[4:7], a site near the arm's end) along its path about `hinge`
   [..., 3] (sign +1: towards 0, unlocking; -1: towards 1.57, locking). The gripper closed; the pads' bottom
   (the tcp, 4.5 cm below the hand) goes to `behind` the tip on its path, from above when far, then pushes
-  to `ahead` of it, following the tip as the arm turns."""
+  to `ahead` of it, following the tip as the arm turns. The tcp works at y = hinge y + `y_off`."""
   hand, tip = obs[..., 0:3], obs[..., 4:7]
   tcp = hand - jnp.array([0.0, 0.0, 0.045])
   rx, rz = tip[..., 0] - hinge[..., 0], tip[..., 2] - hinge[..., 2]
   n = jnp.sqrt(rx**2 + rz**2) + 1e-6
   dx, dz = sign * -rz / n, sign * rx / n  # the tip's direction of travel
-  y = hinge[..., 1] + LOCK_BOX_Y
+  y = hinge[..., 1] + y_off
   start = jnp.stack([tip[..., 0] - behind * dx, y, tip[..., 2] - behind * dz], -1)
   push = jnp.stack([tip[..., 0] + ahead * dx, y, tip[..., 2] + ahead * dz], -1)
   # pushing: the tcp behind the tip on its path (within 5 cm) and within 2 cm of that path

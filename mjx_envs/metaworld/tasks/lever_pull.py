@@ -175,7 +175,8 @@ def scripted(obs):
   contact = ball[..., 1:3] - (t[..., 1:2] ** 2 * on_top + t[..., 0:1] ** 2 * beside)
   pre = contact - 0.02 * t
   # drive past the contact point, less so near the top (the light arm follows the hand)
-  ahead = 0.04 * jnp.clip((math.pi / 2 - 0.03 - up) / 0.4, 0.0, 1.0)
+  # (2 cm at least: the arm's hand settles short of its target against the lever's weight)
+  ahead = 0.02 + 0.02 * jnp.clip((math.pi / 2 - 0.03 - up) / 0.4, 0.0, 1.0)
   push = contact + ahead[..., None] * t
   hyz = hand[..., 1:3]
   aligned_x = jnp.abs(hand[..., 0] - ball[..., 0]) < 0.01

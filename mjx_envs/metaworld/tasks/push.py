@@ -229,9 +229,10 @@ def scripted(obs):
   return grip_then(obs, goal + jnp.array([0.0, 0.0, 0.045]))
 
 
-def grip_then(obs, carry_to):
+def grip_then(obs, carry_to, carry_speed: float = 1.0):
   """The puck controllers' grip (push-v3's phases above): go above the puck, descend, close on it; once
-  it is held, move the hand towards `carry_to` [..., 3] (a hand position), still closing."""
+  it is held, move the hand towards `carry_to` [..., 3] (a hand position), still closing, with actions
+  at most `carry_speed` (a fast carry can shake the puck out of the arm's grip)."""
   hand, opening, obj = obs[..., 0:3], obs[..., 3:4], obs[..., 4:7]
   tcp = hand - jnp.array([0.0, 0.0, 0.045])
   xy_err = jnp.linalg.norm(hand[..., :2] - obj[..., :2], axis=-1, keepdims=True)
@@ -240,9 +241,12 @@ def grip_then(obs, carry_to):
   above = obj + jnp.array([0.0, 0.0, 0.045 + 0.08])
   down = obj + jnp.array([0.0, 0.0, 0.045])
   at_obj = (xy_err < 0.02) & (z_err < 0.012)
-  to = jnp.where(held, carry_to, jnp.where(xy_err > 0.02, above, jnp.where(at_obj, hand, down)))
+  # At the puck the hand keeps aiming at the grasp height while the fingers close: the arm's hand, told to
+  # stay where it is, drifts up by a centimetre as it settles and then grips the puck's top edge.
+  to = jnp.where(held, carry_to, jnp.where(xy_err > 0.02, above, down))
   # Keep the hand over the puck while it descends: the xy target is the puck's until it is held.
   delta = move(hand, to, 25.0)
+  delta = jnp.where(held, jnp.clip(delta, -carry_speed, carry_speed), delta)
   grip = jnp.where(held | at_obj, 1.0, -1.0)
   return jnp.concatenate([delta, grip], -1)
 
