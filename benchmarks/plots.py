@@ -436,7 +436,7 @@ def transfer(out: str) -> None:
 
 def mt10_long(out: str) -> None:
   """MT-SAC on MT10 for two hours: 2026-11-27's runs (the hand with the arm's sag and the wrist's collision;
-  seeds 0, 1 and 2, and the multi-head variant) beside 2026-11-26's (before both), eval mean against env steps (10-evaluation trailing
+  seeds 0-3, and the multi-head variant) beside 2026-11-26's (before both), eval mean against env steps (10-evaluation trailing
   mean), and each task at the end of the seed-0 run."""
   new = _rows("metaworld", "2026-11-27", "mtsac_mt10_cpu_2h", "metrics.jsonl")
   old = _rows("metaworld", "2026-11-26", "mtsac_mt10_cpu_2h", "metrics.jsonl")
@@ -447,6 +447,7 @@ def mt10_long(out: str) -> None:
   for run, color, label in (
     ("mtsac_mt10_cpu_seed1", "C3", "2026-11-27: sag + wrist, seed 1"),
     ("mtsac_mt10_cpu_seed2", "C2", "2026-11-27: sag + wrist, seed 2"),
+    ("mtsac_mt10_cpu_seed3", "C4", "2026-11-27: sag + wrist, seed 3"),
     ("mtmhsac_mt10_cpu", "C1", "2026-11-27: multi-head (one output layer per task), seed 0"),
   ):
     if os.path.exists(_path("metaworld", "2026-11-27", run, "metrics.jsonl")):
