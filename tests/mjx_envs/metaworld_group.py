@@ -36,7 +36,10 @@ def mjx_jax_against_c(task, steps, key, n=2):
   keys = jax.random.split(key, n)
   out = {}
   for impl in ("c", "jax"):
-    env = mjx_envs.make(f"metaworld/{task}", impl=impl)
+    # The free hand's world, where these tolerances and step counts were measured (2026-11-26). In the arm's
+    # world (the default since 2026-11-27) MJX-JAX and C already differ on the hand by 1.1e-4 m in 10 steps
+    # (test_metaworld.py's slow test) and the controllers take longer: not yet measured along these rollouts.
+    env = mjx_envs.make(f"metaworld/{task}", impl=impl, arm=False)
 
     @jax.jit
     def run(keys, env=env):
