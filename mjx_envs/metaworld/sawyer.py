@@ -650,11 +650,8 @@ class _Ids:
     set_("hand_mocap", m.body("mocap").mocapid[0])
     set_("goal_mocap", m.body("goal_marker").mocapid[0])
     # The free hand's joint (-1 when the arm carries the hand).
-    set_("hand_qpos", m.joint("hand_free").qposadr[0] if "hand_free" in _joint_names(m) else -1)
-
-
-def _joint_names(m: mujoco.MjModel) -> set[str]:
-  return {m.joint(j).name for j in range(m.njnt)}
+    free = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, "hand_free")
+    set_("hand_qpos", m.jnt_qposadr[free] if free >= 0 else -1)
 
 
 def body_quat_xyzw(d: mjx.Data, body: int) -> jax.Array:
