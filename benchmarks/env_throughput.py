@@ -538,7 +538,7 @@ def bench_multitask(
   """`bench_mjx` for a multi-task env (MT10): `batch` worlds, batch / num_tasks per task, all tasks in one
   compiled step (each task's vmapped batch on its own model), one device."""
   n = batch // env.num_tasks
-  mt = env.with_members(lambda e: mjx_envs.wrappers.Batch(e, n), n)
+  mt = mjx_envs.wrappers.batch(env, n * env.num_tasks)  # per task (MultiTask), or one padded batch
   state = jax.block_until_ready(jax.jit(mt.reset)(jax.random.PRNGKey(0)))
 
   @jax.jit
@@ -1013,7 +1013,7 @@ def family_of(reg: str, multi: bool) -> str:
 def c_references(bname, reg, env, pool, batch_sizes, ceiling_batches, args) -> dict:
   """The C MuJoCo references of one env (an impl="c" env): the single-thread loop (`bench_c`,
   `bench_c_multitask`) and the threaded ceiling (`bench_c_ceiling`) at each of `ceiling_batches`."""
-  multi = hasattr(env, "with_members")
+  multi = hasattr(env, "task_names")
   family = family_of(reg, multi)
   members = env.tasks if multi else [env]
   pools = [reset_pool(t, seed=0) for t in env.tasks] if multi else [pool]
@@ -1112,7 +1112,7 @@ def main(argv=None):
         continue
       t0 = time.perf_counter()
       env = mjx_envs.make(reg, impl=impl, **over)
-      multi = hasattr(env, "with_members")  # MT10: tasks stepped together
+      multi = hasattr(env, "task_names")  # MT10: tasks stepped together
       configs.setdefault(bname, model_config(env.tasks[0] if multi else env))
       pool = None if multi else reset_pool(env, seed=0)
       print(

@@ -519,6 +519,30 @@ class _FusedHost:
     return out.reshape(lead + (-1,))
 
 
+def _out_specs(nstate: int, npairs: int, derived: Mapping[str, tuple], views: Mapping[str, tuple]) -> dict:
+  """The entries a C physics call returns for one world: the exact state, the warning, the pair contacts,
+  the derived fields (shapes `derived`) and the float32 views of the state's fields (shapes `views`)."""
+  return {
+    "state": jax.ShapeDtypeStruct((2 * nstate,), jnp.uint32),
+    "warned": jax.ShapeDtypeStruct((), jnp.float32),
+    "pair_dist": jax.ShapeDtypeStruct((npairs,), jnp.float32),
+    "pair_force": jax.ShapeDtypeStruct((npairs,), jnp.float32),
+    **{f: jax.ShapeDtypeStruct(shape, jnp.float32) for f, shape in derived.items()},
+    **{"view_" + f: jax.ShapeDtypeStruct(shape, jnp.float32) for f, shape in views.items()},
+  }
+
+
+def _finish(data: mjx.Data, out, fields, slices) -> CData:
+  """The CData of a call's outputs: exact state, its float32 views, derived fields."""
+  updates = {f: out[f] for f in fields}
+  for f in slices:
+    updates[f] = out["view_" + f].astype(getattr(data, f).dtype)
+  impl = CImpl(
+    state=out["state"], warned=out["warned"], pair_dist=out["pair_dist"], pair_force=out["pair_force"]
+  )
+  return data.replace(**updates, _impl=impl)
+
+
 class Backend:
   """C MuJoCo for one model: the host functions behind `step`, `forward` and `rays` (see module doc)."""
 
@@ -585,13 +609,7 @@ class Backend:
     return CData(**kw, _impl=impl)
 
   def _finish(self, data: mjx.Data, out) -> CData:
-    """The CData of the host's outputs: exact state, its float32 views, derived fields."""
-    state = out["state"]
-    updates = {f: out[f] for f in self.fields}
-    for f in self.slices:
-      updates[f] = out["view_" + f].astype(getattr(data, f).dtype)
-    impl = CImpl(state=state, warned=out["warned"], pair_dist=out["pair_dist"], pair_force=out["pair_force"])
-    return data.replace(**updates, _impl=impl)
+    return _finish(data, out, self.fields, self.slices)
 
   def _call(
     self,
@@ -601,15 +619,8 @@ class Backend:
     model_fields,
     interpolate: tuple[bool, bool],
   ):
-    p = len(self.pairs)
-    specs = {
-      "state": jax.ShapeDtypeStruct((2 * self.nstate,), jnp.uint32),
-      "warned": jax.ShapeDtypeStruct((), jnp.float32),
-      "pair_dist": jax.ShapeDtypeStruct((p,), jnp.float32),
-      "pair_force": jax.ShapeDtypeStruct((p,), jnp.float32),
-      **{f: jax.ShapeDtypeStruct(self._shape[f], jnp.float32) for f in self.fields},
-      **{"view_" + f: jax.ShapeDtypeStruct(jnp.shape(getattr(data, f)), jnp.float32) for f in self.slices},
-    }
+    views = {f: jnp.shape(getattr(data, f)) for f in self.slices}
+    specs = _out_specs(self.nstate, len(self.pairs), {f: self._shape[f] for f in self.fields}, views)
     state = data._impl.state  # pylint: disable=protected-access
     lead = state.shape[:-1]
     args = {
@@ -826,3 +837,152 @@ class Backend:
 
     self._run(n, chunk)
     return (dist.astype(np.float32).reshape(lead + (k, r)), geom.reshape(lead + (k, r)))
+
+
+# ------------------------------------------------------------------------------------ padded batches
+def _padded_shape(shapes) -> tuple:
+  """The elementwise largest of equal-rank shapes."""
+  return tuple(int(max(d)) for d in zip(*shapes)) if shapes and shapes[0] else ()
+
+
+def pad_to(x, shape, value=0):
+  """Array `x` padded at the end of each axis to `shape` with `value`."""
+  x = jnp.asarray(x)
+  if x.shape == tuple(shape):
+    return x
+  return jnp.pad(x, [(0, t - s) for s, t in zip(x.shape, shape)], constant_values=value)
+
+
+class Padded:
+  """C physics for one batch of worlds of several models: `counts[t]` consecutive worlds of
+  `backends[t]`'s model each, in that order (a multi-task batch, task-major). Every mjx.Data field is padded at the end of its axes to
+  the largest model's shape (`template(t)`), so that the code all models share (a multi-task batch's
+  observation, wrappers, packing) is traced once for the whole batch instead of once per model
+  (`mjx_envs.metaworld.shared`). One host callback per call: world w is stepped with its own model, from
+  the leading part of each padded field (the padding is at the end of axis 0, where models differ).
+  The result equals each model's own `Backend` call bit for bit; padding reads as zero (pair
+  distances as 1e6)."""
+
+  def __init__(self, backends: Sequence[Backend], templates: Sequence[CData], counts: Sequence[int]):
+    if len({b.fields for b in backends}) != 1 or len({tuple(b.slices) for b in backends}) != 1:
+      raise ValueError("cphysics.Padded: every model must have the same c_fields and state parts")
+    self.backends, self.counts = tuple(backends), tuple(int(c) for c in counts)
+    self.num_worlds = sum(self.counts)
+    self.fields, self.slices = backends[0].fields, tuple(backends[0].slices)
+    self.nstate = max(b.nstate for b in backends)
+    self.npairs = max(len(b.pairs) for b in backends)
+    names = [f.name for f in mjx.Data.fields() if f.name != "_impl"]
+    self._shapes = {n: _padded_shape([np.shape(getattr(t, n)) for t in templates]) for n in names}
+    self._templates = tuple(templates)
+    self._own = [{n: np.shape(getattr(t, n)) for n in names} for t in templates]  # each model's shapes
+
+  def template(self, t: int) -> CData:
+    """Model t's reset-state CData (`Backend.make_data`) padded to the batch's shapes (one world)."""
+    tmpl = self._templates[t]
+    impl = tmpl._impl  # pylint: disable=protected-access
+    kw = {n: pad_to(getattr(tmpl, n), shape) for n, shape in self._shapes.items()}
+    return CData(
+      **kw,
+      _impl=CImpl(
+        state=pad_to(impl.state, (2 * self.nstate,)),
+        warned=impl.warned,
+        pair_dist=pad_to(impl.pair_dist, (self.npairs,), 1e6),
+        pair_force=pad_to(impl.pair_force, (self.npairs,)),
+      ),
+    )
+
+  def unpadded(self, data: CData, t: int) -> CData:
+    """Model t's worlds of the padded batch `data` [num_worlds, ...] as its own CData [counts[t], ...]."""
+    lo = sum(self.counts[:t])
+    rows = slice(lo, lo + self.counts[t])
+    b, own = self.backends[t], self._own[t]
+    cut = lambda x, shape: x[(rows,) + tuple(slice(0, n) for n in shape)]
+    impl = data._impl  # pylint: disable=protected-access
+    return CData(
+      **{n: cut(getattr(data, n), shape) for n, shape in own.items()},
+      _impl=CImpl(
+        state=cut(impl.state, (2 * b.nstate,)),
+        warned=impl.warned[rows],
+        pair_dist=cut(impl.pair_dist, (len(b.pairs),)),
+        pair_force=cut(impl.pair_force, (len(b.pairs),)),
+      ),
+    )
+
+  def step(self, data: CData) -> CData:
+    """`n_substeps` of mj_step of every world of `data` [num_worlds, ...] (inputs written into its
+    fields; no mocap interpolation)."""
+    return self._call("step", data)
+
+  def forward(self, data: CData) -> CData:
+    """A reset's kinematics of every world of `data` [num_worlds, ...] (`Backend.forward`)."""
+    return self._call("kinematics", data)
+
+  def _layouts(self, t: int, mode: str, layout, out_layout):
+    """Model t's own (layout, out_layout) and the columns of the padded ones its entries fill."""
+    b, own = self.backends[t], self._own[t]
+
+    def true_shape(key, shape):
+      if key == "state":
+        return (2 * b.nstate,)
+      if key in ("pair_dist", "pair_force"):
+        return (len(b.pairs),)
+      field = key.split("/", 1)[1] if key.startswith("in/") else key.removeprefix("view_")
+      if field in own:
+        return own[field] if key.startswith(("in/", "view_")) else b._cshape[field]  # pylint: disable=protected-access
+      return shape
+
+    def mapped(lay):
+      mine, cols, off = [], [], 0
+      for key, shape, dt in lay:
+        size, ts = int(np.prod(shape, dtype=int)), true_shape(key, shape)
+        mine.append((key, tuple(ts), dt))
+        cols.append(off + np.arange(int(np.prod(ts, dtype=int))))  # the leading part: padding is at the end
+        off += size
+      return tuple(mine), np.concatenate(cols).astype(np.intp)
+
+    (lay, cols), (out_lay, out_cols) = mapped(layout), mapped(out_layout)
+    return _Call(b, mode, lay, out_lay, (False, False)), cols, out_cols
+
+  def _call(self, mode: str, data: CData) -> CData:
+    state = data._impl.state  # pylint: disable=protected-access
+    if state.shape[:-1] != (self.num_worlds,):
+      raise ValueError(
+        f"cphysics.Padded: expected a batch of {self.num_worlds} worlds, got {state.shape[:-1]}"
+      )
+    derived = {f: self._shapes[f] for f in self.fields}
+    # C's derived layout (xmat [n, 9]) for the host; mjx.Data's ([n, 3, 3]) on the JAX side: same sizes.
+    views = {f: self._shapes[f] for f in self.slices}
+    specs = _out_specs(self.nstate, self.npairs, derived, views)
+    args = {"state": state, **{"in/" + f: getattr(data, f) for f in self.slices}}
+    packed, layout = _pack(args, 1)
+    out_layout = tuple((k, tuple(v.shape), np.dtype(v.dtype)) for k, v in specs.items())
+    calls = [self._layouts(t, mode, layout, out_layout) for t in range(len(self.backends))]
+    host = _PaddedHost(calls, self.counts, _width(out_layout))
+    out_spec = jax.ShapeDtypeStruct(packed.shape[:-1] + (_width(out_layout),), jnp.uint32)
+    out = _unpack(_host_call(host, out_spec, packed), out_layout, 1)
+    return _finish(data, out, self.fields, self.slices)
+
+
+class _PaddedHost:
+  """The host side of `Padded._call`: each model's worlds and columns taken out of the padded rows, all
+  models' worlds run in one thread pool (`_run_jobs`), their outputs written back into padded rows."""
+
+  def __init__(self, calls, counts, out_width):
+    self.calls, self.out_width = calls, out_width
+    self.bounds = np.cumsum([0] + list(counts))
+
+  def __call__(self, packed):
+    packed = np.asarray(packed)
+    lead, (w, k) = packed.shape[:-2], packed.shape[-2:]
+    rows = packed.reshape(-1, w, k)
+    out = np.zeros((rows.shape[0], w, self.out_width), np.uint32)
+    for r in range(rows.shape[0]):  # an outer vmap's axes (broadcast_all), usually none
+      jobs, finishes = [], []
+      for (call, cols, _), lo, hi in zip(self.calls, self.bounds[:-1], self.bounds[1:]):
+        n, chunk, finish = call.prepare(np.ascontiguousarray(rows[r, lo:hi][:, cols]))
+        jobs.append((call.backend, n, chunk))
+        finishes.append(finish)
+      _run_jobs(jobs)
+      for (_, _, out_cols), lo, hi, finish in zip(self.calls, self.bounds[:-1], self.bounds[1:], finishes):
+        out[r][lo:hi, out_cols] = finish()
+    return out.reshape(lead + (w, self.out_width))

@@ -69,7 +69,9 @@ class EpisodeLimit(Wrapper):
 
   def reset(self, rng):
     state = self.env.reset(rng)
-    info = {**state.info, "steps": jnp.zeros((), jnp.int32), "truncation": jnp.zeros(())}
+    # Shaped like `done`: one world here, or a whole batch for an env that batches natively.
+    shape = jnp.shape(state.done)
+    info = {**state.info, "steps": jnp.zeros(shape, jnp.int32), "truncation": jnp.zeros(shape)}
     return state.replace(info=info)
 
   def step(self, state, action):
@@ -90,7 +92,7 @@ class EpisodeStats(Wrapper):
 
   def reset(self, rng):
     state = self.env.reset(rng)
-    zero = jnp.zeros(())
+    zero = jnp.zeros(jnp.shape(state.done))  # one world, or a natively batched env's batch
     # A multi-agent env's reward has an agent axis: so has its return.
     metrics = {
       **state.metrics,
@@ -113,7 +115,7 @@ class EpisodeStats(Wrapper):
       **state.metrics,
       "episode_return": ret + state.reward,
       "episode_length": length + 1.0,
-      "episode_success": state.metrics.get("is_success", jnp.zeros(())),
+      "episode_success": state.metrics.get("is_success", jnp.zeros(jnp.shape(state.done))),
       "episode_done": state.done,
     }
     return state.replace(metrics=metrics)
@@ -161,7 +163,10 @@ class AutoReset(Wrapper):
 
   def reset(self, rng):
     rng = jnp.asarray(rng)
-    env_keys = jax.random.split(rng, self.env.num_envs)
+    # An env that batches natively derives its worlds' keys itself (`world_keys`; a multi-task batch:
+    # per task, as a batch of per-task AutoResets would).
+    world_keys = getattr(self.env, "world_keys", None)
+    env_keys = world_keys(rng) if world_keys is not None else jax.random.split(rng, self.env.num_envs)
     state = self.env.reset(rng)
     info = {
       **state.info,
@@ -246,11 +251,15 @@ def batch(env: Env, num_envs: int, per_env=lambda e: e, batched=lambda e: e) -> 
   """`batched(Batch(per_env(env), num_envs))`: a batch of `num_envs` worlds with the per-world wrappers
   `per_env` inside the vmap and the batch-level ones `batched` outside it.
 
-  A multi-task env (one with `with_members`, e.g. `mjx_envs.make("MT10")`) gets the same stack for each
-  of its tasks, num_envs / num_tasks worlds each, stepped together; num_envs must be a multiple of its
-  number of tasks.
+  A multi-task env (one with `with_members`, e.g. `mjx_envs.make("MT10", impl="jax")`) gets the same
+  stack for each of its tasks, num_envs / num_tasks worlds each, stepped together; num_envs must be a
+  multiple of its number of tasks. An env that batches natively (`batched_natively`: Meta-World's
+  multi-task batch under C physics, `mjx_envs.metaworld.shared`) is resized to num_envs / num_tasks
+  worlds per task and gets `per_env` and `batched` on the whole batch (the per-world wrappers are
+  elementwise, so this is the same stack).
   """
-  if hasattr(env, "with_members"):
+  natively = getattr(env, "batched_natively", False)  # one env for the whole batch (metaworld.shared)
+  if natively or hasattr(env, "with_members"):
     tasks = env.num_tasks
     if num_envs % tasks:
       raise ValueError(
@@ -258,6 +267,8 @@ def batch(env: Env, num_envs: int, per_env=lambda e: e, batched=lambda e: e) -> 
         f"multiple of {tasks} (worlds per task x tasks), got {num_envs}"
       )
     n = num_envs // tasks
+    if natively:
+      return batched(per_env(env.resized(n)))
     return env.with_members(lambda e: batched(Batch(per_env(e), n)), n)
   return batched(Batch(per_env(env), num_envs))
 

@@ -170,7 +170,7 @@ class _Core:
     self.num_envs = int(num_envs)
     if self.num_envs < 1:
       raise ValueError(f"num_envs must be >= 1, got {num_envs!r}")
-    multitask = hasattr(env, "with_members")  # MT10: a batch of tasks stepped together
+    multitask = hasattr(env, "task_names")  # MT10: a batch of tasks stepped together
     if multitask and self.num_envs % env.num_tasks:
       raise ValueError(
         f"{name} is a multi-task batch of {env.num_tasks} tasks stepped together: num_envs must be a "

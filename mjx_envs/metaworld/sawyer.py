@@ -505,20 +505,26 @@ class SawyerEnv(MjxEnv):
     i = self.ids
     return (d.site_xpos[i.right_ee] + d.site_xpos[i.left_ee]) / 2
 
-  def current_obs(self, d: mjx.Data) -> jax.Array:
-    """The 18 current values: hand [3], gripper opening [1], objects' positions and quaternions [14]."""
+  def hand_obs(self, d: mjx.Data) -> jax.Array:
+    """The hand's 4 current values: position [3], gripper opening [1] (the same bodies in every task)."""
     i = self.ids
-    hand = d.xpos[i.hand]
     gap = jnp.clip(jnp.linalg.norm(d.xpos[i.rightclaw] - d.xpos[i.leftclaw]) / 0.1, 0.0, 1.0)
+    return jnp.concatenate([d.xpos[i.hand], gap[None]])
+
+  def objects_obs(self, d: mjx.Data) -> jax.Array:
+    """The task's 14 current values: objects' positions and quaternions (zeros for a missing object)."""
     pos, quat = self.task.objects(self, d)
     k = pos.shape[0] // 3
     parts = [jnp.concatenate([pos[3 * j : 3 * j + 3], quat[4 * j : 4 * j + 4]]) for j in range(k)]
-    objs = jnp.concatenate(parts + [jnp.zeros((14 - 7 * k,))])
-    return jnp.concatenate([hand, gap[None], objs]).astype(jnp.float32)
+    return jnp.concatenate(parts + [jnp.zeros((14 - 7 * k,))])
+
+  def current_obs(self, d: mjx.Data) -> jax.Array:
+    """The 18 current values: hand [3], gripper opening [1], objects' positions and quaternions [14]."""
+    return jnp.concatenate([self.hand_obs(d), self.objects_obs(d)]).astype(jnp.float32)
 
   def observe(self, cur: jax.Array, prev: jax.Array, target: jax.Array) -> jax.Array:
     """[39] = clip([cur, prev, target]) to the reference's observation space."""
-    return jnp.clip(jnp.concatenate([cur, prev, target]), self.obs_low, self.obs_high).astype(jnp.float32)
+    return observe(cur, prev, target, self.obs_low, self.obs_high)
 
   def reward_reads(self, d: mjx.Data, ctx: Mapping[str, jax.Array]) -> dict[str, jax.Array]:
     """Every state quantity a reward reads beyond the observation, by name (see `Task.reads`)."""
@@ -537,93 +543,130 @@ class SawyerEnv(MjxEnv):
   # -- reset and step ---------------------------------------------------------------------------------
 
   def reset(self, rng: jax.Array) -> State:
+    return self.reset_to(self.rand_vec_of(rng))
+
+  def rand_vec_of(self, rng: jax.Array) -> jax.Array:
+    """A reset's `rand_vec`: one of the fixed vectors (`fixed_rand_vecs`), else a fresh draw."""
     if self.fixed_rand_vecs is not None:
       idx = jax.random.randint(rng, (), 0, self.fixed_rand_vecs.shape[0])
-      return self.reset_to(jnp.asarray(self.fixed_rand_vecs)[idx])
-    return self.reset_to(self.sample_rand_vec(rng))
+      return jnp.asarray(self.fixed_rand_vecs)[idx]
+    return self.sample_rand_vec(rng)
 
   def reset_to(self, rand_vec: jax.Array) -> State:
     """The episode that `rand_vec` [R] defines (objects and goal), from the settled hand."""
-    rand_vec = jnp.asarray(rand_vec, jnp.float32)
-    d = self.make_data().replace(
-      qpos=jnp.asarray(self._qpos0),
-      qvel=jnp.asarray(self._qvel0),
-      mocap_pos=jnp.asarray(self._mocap_pos0),
-      mocap_quat=jnp.asarray(self._mocap_quat0),
+    d, ctx = self.placed(self.make_data(), rand_vec)
+    d = self.reset_forward(d)
+    ctx = start_ctx(d, ctx, self.ids, self.hand_init_pos)
+    cur = self.current_obs(d)
+    target = ctx["target_pos"]
+    return start_state(d, ctx, target, cur, self.observe(cur, cur, target), rand_vec)
+
+  def placed(self, d: mjx.Data, rand_vec: jax.Array) -> tuple[mjx.Data, dict]:
+    """A reset's state before its kinematics: `d` (this model's reset-state data, or a padded copy of
+    it: `mjx_envs.metaworld.shared`) at the settled hand, the objects and goal placed from `rand_vec`;
+    and the task's context (float32 values)."""
+    d = d.replace(
+      qpos=d.qpos.at[: self._qpos0.shape[0]].set(self._qpos0),
+      qvel=d.qvel.at[: self._qvel0.shape[0]].set(self._qvel0),
+      mocap_pos=d.mocap_pos.at[: self._mocap_pos0.shape[0]].set(self._mocap_pos0),
+      mocap_quat=d.mocap_quat.at[: self._mocap_quat0.shape[0]].set(self._mocap_quat0),
       ctrl=jnp.asarray(self._ctrl0),
     )
-    d, ctx = self.task.place(self, d, rand_vec)
+    d, ctx = self.task.place(self, d, jnp.asarray(rand_vec, jnp.float32))
     ctx = {k: jnp.asarray(v, jnp.float32) for k, v in ctx.items()}
-    d = d.replace(mocap_pos=d.mocap_pos.at[self.ids.goal_mocap].set(ctx["target_pos"]))
-    d = self.reset_forward(d)
-    i = self.ids
-    ctx = {
-      **ctx,
-      "init_tcp": self.tcp_center(d),
-      "init_left_pad": d.xipos[i.leftpad],
-      "init_right_pad": d.xipos[i.rightpad],
-      "hand_init_pos": jnp.asarray(self.hand_init_pos),
-    }
-    cur = self.current_obs(d)
-    obs = self.observe(cur, cur, ctx["target_pos"])
-    zero = jnp.zeros((), jnp.float32)
-    # The reward's info values start at 0: the reference's reset returns no info, and evaluating the
-    # task's reward here would put a second copy of it into every auto-resetting step program (the reset
-    # was larger than the step itself, the larger part of MT50's compile time).
-    info = {k: zero for k in INFO_KEYS}
-    info.update(
-      {
-        "target": ctx["target_pos"],
-        "rand_vec": rand_vec,
-        "prev": cur,
-        "ctx": ctx,
-        "diverged": zero,
-        "ever_success": zero,
-      }
-    )
-    metrics = {"success": zero, "is_success": zero, "bad_action": zero}
-    return State(pipeline_state=d, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
+    return d.replace(mocap_pos=d.mocap_pos.at[self.ids.goal_mocap].set(ctx["target_pos"])), ctx
 
   def step(self, state: State, action: jax.Array) -> State:
-    action, bad = sanitize_action(action)
     d0 = state.pipeline_state
-    i = self.ids
-    target = jnp.clip(d0.mocap_pos[i.hand_mocap] + action[:3] * ACTION_SCALE, self.mocap_low, self.mocap_high)
-    mocap_pos = d0.mocap_pos.at[i.hand_mocap].set(target)
-    ctrl = jnp.stack([action[3], -action[3]])
+    action, bad, mocap_pos, ctrl = step_inputs(
+      d0, action, self.ids.hand_mocap, self.mocap_low, self.mocap_high
+    )
     d = self.physics_step(d0, ctrl=ctrl, mocap_pos=mocap_pos)
     ctx = state.info["ctx"]
     cur = self.current_obs(d)
     obs = self.observe(cur, state.info["prev"], ctx["target_pos"])
     reward, info = self.task.reward(obs, action, self.reward_reads(d, ctx))
-    info = {k: jnp.asarray(info[k], jnp.float32) for k in INFO_KEYS}
-    diverged = self.diverged(d)
-    # A diverged world ends its episode (a truncation); its numbers are not used.
-    reward = jnp.where(diverged, 0.0, reward).astype(jnp.float32)
-    success = jnp.where(diverged, 0.0, info["success"])
-    obs = jnp.where(diverged, state.obs, obs)
-    # Success at any step so far lives in info, which an auto-reset replaces with the fresh episode's:
-    # kept in metrics alone (before 2026-11-27) it carried over into every later episode of a world, so
-    # training success rates read 1 once a world had succeeded once (evaluations were not affected).
-    ever = jnp.maximum(state.info["ever_success"], success)
-    info.update(
-      {
-        "target": ctx["target_pos"],
-        "rand_vec": state.info["rand_vec"],
-        "prev": cur,
-        "ctx": ctx,
-        "diverged": diverged.astype(jnp.float32),
-        "ever_success": ever,
-      }
-    )
-    metrics = {"success": success, "is_success": ever, "bad_action": bad}
-    return State(
-      pipeline_state=d, obs=obs, reward=reward, done=diverged.astype(jnp.float32), metrics=metrics, info=info
-    )
+    return step_state(state, d, cur, obs, reward, info, bad, self.diverged(d))
 
   @property
   def observation_size(self):
     return 39
+
+
+def observe(cur: jax.Array, prev: jax.Array, target: jax.Array, low, high) -> jax.Array:
+  """[39] = clip([cur [18], prev [18], target [3]], low, high): the observation."""
+  return jnp.clip(jnp.concatenate([cur, prev, target]), low, high).astype(jnp.float32)
+
+
+def start_ctx(d: mjx.Data, ctx: Mapping[str, jax.Array], ids: _Ids, hand_init_pos) -> dict:
+  """A reset's context after its kinematics: the task's `ctx` and the start's hand and pads."""
+  tcp = (d.site_xpos[ids.right_ee] + d.site_xpos[ids.left_ee]) / 2
+  return {
+    **ctx,
+    "init_tcp": tcp,
+    "init_left_pad": d.xipos[ids.leftpad],
+    "init_right_pad": d.xipos[ids.rightpad],
+    "hand_init_pos": jnp.asarray(hand_init_pos),
+  }
+
+
+def start_state(
+  d: mjx.Data, ctx, target: jax.Array, cur: jax.Array, obs: jax.Array, rand_vec: jax.Array
+) -> State:
+  """A reset's State (one world): info values at 0, the context, the goal `target` [3], the current
+  values as `prev`."""
+  zero = jnp.zeros((), jnp.float32)
+  # The reward's info values start at 0: the reference's reset returns no info, and evaluating the
+  # task's reward here would put a second copy of it into every auto-resetting step program (the reset
+  # was larger than the step itself, the larger part of MT50's compile time).
+  info = {k: zero for k in INFO_KEYS}
+  info.update(
+    {
+      "target": target,
+      "rand_vec": jnp.asarray(rand_vec, jnp.float32),
+      "prev": cur,
+      "ctx": ctx,
+      "diverged": zero,
+      "ever_success": zero,
+    }
+  )
+  metrics = {"success": zero, "is_success": zero, "bad_action": zero}
+  return State(pipeline_state=d, obs=obs, reward=zero, done=zero, metrics=metrics, info=info)
+
+
+def step_inputs(d0: mjx.Data, action: jax.Array, hand_mocap: int, low, high):
+  """A step's inputs (one world): (sanitised action [4], bad-action flag, mocap_pos, ctrl [2])."""
+  action, bad = sanitize_action(action)
+  target = jnp.clip(d0.mocap_pos[hand_mocap] + action[:3] * ACTION_SCALE, low, high)
+  return action, bad, d0.mocap_pos.at[hand_mocap].set(target), jnp.stack([action[3], -action[3]])
+
+
+def step_state(state: State, d: mjx.Data, cur, obs, reward, info, bad, diverged) -> State:
+  """A step's State (one world) from the stepped data, the current values, the observation, the task's
+  reward and info, the bad-action flag and the divergence flag."""
+  info = {k: jnp.asarray(info[k], jnp.float32) for k in INFO_KEYS}
+  # A diverged world ends its episode (a truncation); its numbers are not used.
+  reward = jnp.where(diverged, 0.0, reward).astype(jnp.float32)
+  success = jnp.where(diverged, 0.0, info["success"])
+  obs = jnp.where(diverged, state.obs, obs)
+  # Success at any step so far lives in info, which an auto-reset replaces with the fresh episode's:
+  # kept in metrics alone (before 2026-11-27) it carried over into every later episode of a world, so
+  # training success rates read 1 once a world had succeeded once (evaluations were not affected).
+  ever = jnp.maximum(state.info["ever_success"], success)
+  info.update(
+    {
+      "target": state.info["target"],
+      "rand_vec": state.info["rand_vec"],
+      "prev": cur,
+      "ctx": state.info["ctx"],
+      "diverged": diverged.astype(jnp.float32),
+      "ever_success": ever,
+    }
+  )
+  metrics = {"success": success, "is_success": ever, "bad_action": bad}
+  return State(
+    pipeline_state=d, obs=obs, reward=reward, done=diverged.astype(jnp.float32), metrics=metrics, info=info
+  )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,6 +11,7 @@ import mjx_envs
 from mjx_envs import cphysics
 from mjx_envs.blocks.selfplay import BlocksSelfPlay
 from mjx_envs.metaworld.multitask import MultiTask
+from mjx_envs.metaworld.shared import SharedMultiTask
 
 import jax
 import jax.numpy as jnp
@@ -39,6 +40,8 @@ def _physics(env, state):
   """[(MjxEnv, batched CData, world_fields(info) or None)] of a (batched) state."""
   if isinstance(env, MultiTask):
     return [(t, s.pipeline_state, None) for t, s in zip(env.tasks, state.pipeline_state)]
+  if isinstance(env, SharedMultiTask):  # one padded batch: each task's worlds cut out of it
+    return [(t, env.task_data(state.pipeline_state, i), None) for i, t in enumerate(env.tasks)]
   if isinstance(env, BlocksSelfPlay):  # Alice's copy: she acts for the first alice_steps (> K) steps
     return [(env.world, state.pipeline_state["alice"].pipeline_state, None)]
   fields = jax.vmap(env.world_fields)(state.info) if hasattr(env, "world_fields") else None
@@ -115,7 +118,7 @@ def _replay(m, nsub, s0, nexts, fields, interp, written):
 @pytest.mark.parametrize("name,overrides,interp", CASES, ids=[c[0] for c in CASES])
 def test_c_backend_equals_plain_c_rollout(name, overrides, interp):
   env = mjx_envs.make(name, impl="c", **overrides)
-  batched = not isinstance(env, MultiTask)
+  batched = not isinstance(env, (MultiTask, SharedMultiTask))
   states, fields, written, last = _record(env, batched)
   moved = False
   for j, (member, data) in enumerate(last):

@@ -30,7 +30,7 @@ def runs(request):
   hold two auto-resets of every world; per path: (env, host callbacks in the program, reset, states)."""
   tasks = request.param
   out = {}
-  mt = mjx_envs.make("MT", tasks=tasks, envs_per_task=2, impl="c")
+  mt = mjx_envs.make("MT", tasks=tasks, envs_per_task=2, impl="c", shared_code=False)  # MultiTask's path
   for fuse in (False, True):
     mt.fuse_physics = fuse  # wrap_for_training's members share the tasks' models and C backends
     env = wrappers.wrap_for_training(mt, 2 * len(tasks), episode_length=3)

@@ -89,11 +89,14 @@ def over_the_wall(obs):
   """Grip the puck as push-v3's controller does (`push.grip_then`), lift it straight up until its bottom
   clears the wall, carry it at that height until it is past the wall (y > CROSS_Y), then bring it to the
   goal (tcp at the goal). Memoryless phases read from the observation."""
-  obj, goal = obs[..., 4:7], obs[..., 36:39]
+  hand, obj, goal = obs[..., 0:3], obs[..., 4:7], obs[..., 36:39]
   below = jnp.array([0.0, 0.0, TCP_BELOW_HAND])
-  carry_z = jnp.full_like(goal[..., 2:3], CARRY_Z)
-  lift = jnp.concatenate([obj[..., :2], carry_z], -1) + below
-  cross = jnp.concatenate([goal[..., :1], jnp.maximum(goal[..., 1:2], CROSS_Y + 0.02), carry_z], -1) + below
+  # The hand's height that puts the puck (not the tcp) at CARRY_Z: the puck sags in the grip, by 1.1 cm
+  # below the tcp in C MuJoCo and 1.6 cm in MJX-JAX (free hand, 2026-11-28), and aiming the tcp at CARRY_Z
+  # left MJX-JAX's puck under the `low` bar, lifting for ever at the wall.
+  carry_hand_z = hand[..., 2:3] + CARRY_Z - obj[..., 2:3]
+  lift = jnp.concatenate([obj[..., :2], carry_hand_z], -1)
+  cross = jnp.concatenate([goal[..., :1], jnp.maximum(goal[..., 1:2], CROSS_Y + 0.02), carry_hand_z], -1)
   low = (obj[..., 2:3] < CARRY_Z - 0.015) & (obj[..., 1:2] < WALL_BACK_Y)
   before = obj[..., 1:2] < CROSS_Y
   return push.grip_then(obs, jnp.where(before, jnp.where(low, lift, cross), goal + below))

@@ -1,0 +1,111 @@
+"""Compile time and steps/s of Meta-World's multi-task batches on the C backend: MT10 against MT50, each
+as `MultiTask` (every task's code traced on its own) and as `SharedMultiTask` (the shared code traced once;
+`mjx_envs/metaworld/shared.py`), side by side in one process, no compilation cache.
+
+For each benchmark and build: the training-wrapped batch (EpisodeLimit, EpisodeStats, AutoReset;
+`wrappers.wrap_for_training`), its reset and its step compiled (lowering + XLA compile seconds, StableHLO
+lines), then `--steps` steps of random actions in one jitted scan (ctrl steps/s = worlds x steps / s,
+the best of `--repeats`).
+
+    python benchmarks/mt_compile.py                                   # MT10, MT50; 2 worlds per task
+    python benchmarks/mt_compile.py --envs-per-task 10 --json runs/mt_compile.json
+"""
+
+from __future__ import annotations
+
+import mjx_envs
+from mjx_envs import wrappers
+
+import argparse
+import datetime
+import json
+import os
+import time
+
+import jax
+import jax.numpy as jnp
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def measure(name: str, shared: bool, envs_per_task: int, steps: int, repeats: int) -> dict:
+  """One row: compile seconds of the wrapped reset and step, and ctrl steps/s of a scan of `steps`."""
+  t0 = time.perf_counter()
+  mt = mjx_envs.make(name, envs_per_task=envs_per_task, impl="c", shared_code=shared)
+  env = wrappers.wrap_for_training(mt, mt.num_envs)
+  build_s = time.perf_counter() - t0
+  key = jax.random.PRNGKey(0)
+  t0 = time.perf_counter()
+  reset = jax.jit(env.reset).lower(key)
+  t1 = time.perf_counter()
+  reset = reset.compile()
+  t2 = time.perf_counter()
+  state = reset(key)
+  action = jnp.zeros((mt.num_envs, 4))
+  t3 = time.perf_counter()
+  lowered = jax.jit(env.step).lower(state, action)
+  t4 = time.perf_counter()
+  lines = lowered.as_text().count("\n")
+  lowered.compile()
+  t5 = time.perf_counter()
+
+  @jax.jit
+  def run(state, key):
+    def body(s, k):
+      return env.step(s, jax.random.uniform(k, (mt.num_envs, 4), minval=-1.0, maxval=1.0)), None
+
+    return jax.lax.scan(body, state, jax.random.split(key, steps))[0]
+
+  jax.block_until_ready(run(state, key))  # compile (not reported: the step's compile is above)
+  best = float("inf")
+  for r in range(repeats):
+    t = time.perf_counter()
+    state = jax.block_until_ready(run(state, jax.random.PRNGKey(r + 1)))
+    best = min(best, time.perf_counter() - t)
+  return {
+    "env": name,
+    "build": "SharedMultiTask" if shared else "MultiTask",
+    "worlds": mt.num_envs,
+    "build_s": build_s,
+    "reset_lower_s": t1 - t0,
+    "reset_compile_s": t2 - t1,
+    "step_lower_s": t4 - t3,
+    "step_compile_s": t5 - t4,
+    "step_stablehlo_lines": lines,
+    "ctrl_steps_per_s": mt.num_envs * steps / best,
+  }
+
+
+def main(argv=None):
+  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  p.add_argument("--envs", default="MT10,MT50")
+  p.add_argument("--envs-per-task", type=int, default=2)
+  p.add_argument("--steps", type=int, default=100, help="scan length of the steps/s measurement")
+  p.add_argument("--repeats", type=int, default=3)
+  p.add_argument("--builds", default="shared,plain", help="shared (SharedMultiTask), plain (MultiTask)")
+  p.add_argument("--json", default=None)
+  args = p.parse_args(argv)
+  jax.config.update("jax_enable_compilation_cache", False)
+  rows = []
+  print(
+    "| env | build | worlds | reset: lower + compile s | step: lower + compile s | step StableHLO lines | ctrl steps/s |"
+  )
+  print("|---|---|---:|---:|---:|---:|---:|")
+  for name in args.envs.split(","):
+    for build in args.builds.split(","):
+      r = measure(name, build == "shared", args.envs_per_task, args.steps, args.repeats)
+      rows.append(r)
+      print(
+        f"| {r['env']} | {r['build']} | {r['worlds']} | {r['reset_lower_s']:.1f} + {r['reset_compile_s']:.1f} | "
+        f"{r['step_lower_s']:.1f} + {r['step_compile_s']:.1f} | {r['step_stablehlo_lines']:,} | "
+        f"{r['ctrl_steps_per_s']:,.0f} |",
+        flush=True,
+      )
+  if args.json:
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "args": vars(args)}
+    with open(args.json, "w") as f:
+      json.dump({"meta": meta, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+  main()

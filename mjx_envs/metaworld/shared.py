@@ -1,0 +1,259 @@
+"""A multi-task batch under C physics whose shared code is traced once: MT50 compiles 3x faster.
+
+`MultiTask` (multitask.py) builds each task's batch as its own env: every task's step, reset, packing
+and wrappers are traced and compiled once per task, so a program holding MT50 is about five times
+MT10's and compiles for minutes on the CPU (BENCHMARKS.md, "What MT50's compile time is not": the
+tasks' rewards are a quarter of the program and cost nothing to compile; the code every task repeats
+is what costs). `SharedMultiTask` holds all tasks' worlds in ONE padded batch instead:
+
+- the state is one `CData` of all T*N worlds, each field padded at the end of its first axis to the
+  largest task model's (`cphysics.Padded`); the C backend steps world w with its own task's model;
+- traced once for the whole batch: the action's mocap target, the physics call (one host callback),
+  the hand's observation, the observation clip (each world's bounds as data), the divergence test, the
+  step's info and metrics, the one-hot task id, and the wrappers (`wrappers.batch` applies the per-world
+  ones, EpisodeLimit and EpisodeStats, to the whole batch, and AutoReset once);
+- traced once per task, on the task's own worlds (a static slice, task-major): what differs between
+  tasks: the objects' observation, the reward and its reads, and a reset's placement.
+
+Semantics are `MultiTask`'s under C physics, world for world: `reset(key)` draws task t's worlds from
+the t-th split of the key as `MultiTask.reset` does, and a reset and every step give the same
+observations, rewards, info and metrics bit for bit (tests/mjx_envs/test_mt_shared.py). What differs:
+- `pipeline_state` is the padded batch (MultiTask: a tuple of per-task states); `info['ctx']` and
+  `info['rand_vec']` are padded flat vectors (MultiTask drops them, their shapes differ by task);
+- AutoReset draws its keys over the whole batch (MultiTask: per task), so the same seed gives other
+  episode starts after the first auto-reset;
+- C physics only (`impl="c"`): under MJX-JAX the models' own compiled code differs by task.
+
+    mt = mjx_envs.make("MT50", envs_per_task=2)               # on a CPU-only machine: this class
+    mt = mjx_envs.make("MT50", envs_per_task=2, shared_code=False)   # MultiTask, as before 2026-11-28
+
+Measured (benchmarks/mt_compile.py, 2 worlds per task, the training-wrapped step, 2-core CPU with a
+training run beside it, 2026-11-28): MT50's step compiles in 34.7 s against MultiTask's 107.9 (MT10: 9.1
+against 19.4), its reset in 18.2 against 59.4, and steps 10% faster (MT10 20%). MT50 still compiles
+3.8x MT10's time: what stays per task is the tasks' own code, the rewards (two thirds of the bare step's
+compile) and the placements (the auto-reset's).
+"""
+
+from __future__ import annotations
+
+from mjx_envs import cphysics
+from mjx_envs.core import ConfigError, Env, State
+from mjx_envs.metaworld import sawyer
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+
+def _flat_layout(ctx) -> tuple:
+  """((key, shape), ...) of a context dict, in its order."""
+  return tuple((k, tuple(np.shape(v))) for k, v in ctx.items())
+
+
+def _flatten(ctx, width: int) -> jax.Array:
+  """A context dict -> float32 [width] (its values in order, zeros after)."""
+  flat = jnp.concatenate([jnp.ravel(jnp.asarray(v, jnp.float32)) for v in ctx.values()])
+  return jnp.pad(flat, (0, width - flat.shape[0]))
+
+
+def _unflatten(flat: jax.Array, layout) -> dict:
+  """`_flatten`'s inverse for one task's layout."""
+  out, off = {}, 0
+  for k, shape in layout:
+    size = int(np.prod(shape, dtype=int))
+    out[k] = flat[off : off + size].reshape(shape)
+    off += size
+  return out
+
+
+class SharedMultiTask(Env):
+  """T Sawyer tasks x `envs_per_task` worlds under C physics as one padded batch (module docstring)."""
+
+  batched_natively = True  # `wrappers.batch` wraps the whole batch, not each world or task
+
+  def __init__(self, tasks: Sequence[sawyer.SawyerEnv], names: Sequence[str], envs_per_task: int):
+    if len(tasks) != len(names) or not tasks:
+      raise ValueError("SharedMultiTask needs one name per task and at least one task")
+    if int(envs_per_task) < 1:
+      raise ConfigError(f"envs_per_task must be >= 1, got {envs_per_task!r}")
+    not_c = [n for n, t in zip(names, tasks) if getattr(t, "impl", None) != "c"]
+    if not_c:
+      raise ConfigError(f"shared_code needs C physics (impl='c'); tasks {not_c} run under another impl")
+    ids = {t.ids for t in tasks}
+    if (
+      len(
+        {
+          (
+            i.hand,
+            i.rightclaw,
+            i.leftclaw,
+            i.rightpad,
+            i.leftpad,
+            i.right_ee,
+            i.left_ee,
+            i.hand_mocap,
+            i.goal_mocap,
+          )
+          for i in ids
+        }
+      )
+      != 1
+    ):
+      raise ValueError(
+        "SharedMultiTask: the hand's bodies, sites and mocaps must have the same ids in every task"
+      )
+    self.tasks, self.task_names = tuple(tasks), tuple(names)
+    self.num_tasks, self.envs_per_task = len(tasks), int(envs_per_task)
+    self.num_envs = self.num_tasks * self.envs_per_task
+    self.episode_length = min(t.episode_length for t in tasks)
+    self.ids = tasks[0].ids
+    self.max_qvel = tasks[0].max_qvel
+    n = self.envs_per_task
+    self.physics = cphysics.Padded(
+      [t.cphysics for t in tasks], [t.make_data() for t in tasks], [n] * self.num_tasks
+    )
+    per_world = lambda xs: np.repeat(np.stack([np.asarray(x, np.float32) for x in xs]), n, axis=0)
+    self._mocap_low = per_world([t.mocap_low for t in tasks])
+    self._mocap_high = per_world([t.mocap_high for t in tasks])
+    self._obs_low = per_world([t.obs_low for t in tasks])
+    self._obs_high = per_world([t.obs_high for t in tasks])
+    self._task_id = np.repeat(np.arange(self.num_tasks, dtype=np.int32), n)
+    # Each task's context layout (the keys and shapes its reset leaves in info['ctx']), read off a trace.
+    self._ctx = []
+    self._rand_width = max(int(np.shape(t.rand_low)[0]) for t in tasks)
+    for t in tasks:
+      s = jax.eval_shape(t.reset, jax.random.PRNGKey(0))
+      self._ctx.append(_flat_layout(s.info["ctx"]))
+    self._ctx_width = max(sum(int(np.prod(sh, dtype=int)) for _, sh in lay) for lay in self._ctx)
+
+  def resized(self, envs_per_task: int) -> SharedMultiTask:
+    """The same tasks with `envs_per_task` worlds each."""
+    return SharedMultiTask(self.tasks, self.task_names, envs_per_task)
+
+  @property
+  def action_size(self):
+    return 4
+
+  @property
+  def observation_size(self):
+    return 39 + self.num_tasks
+
+  @property
+  def unwrapped(self):
+    return self
+
+  def check_action(self, action) -> None:
+    if getattr(action, "shape", None) is None or tuple(action.shape) != (self.num_envs, 4):
+      raise ValueError(
+        f"SharedMultiTask: actions must have shape ({self.num_envs}, 4) "
+        f"(num_tasks x envs_per_task, action_size), got {getattr(action, 'shape', type(action))}"
+      )
+
+  def split(self, x):
+    """[T*N, ...] -> [T, N, ...] (per-task views of a per-world array)."""
+    return x.reshape((self.num_tasks, self.envs_per_task) + x.shape[1:])
+
+  def task_data(self, data, t: int):
+    """Task t's worlds of the padded physics state `data` (a state's `pipeline_state`) as that task's
+    own CData [envs_per_task, ...] (what `MultiTask` holds for it)."""
+    return self.physics.unpadded(data, t)
+
+  def world_keys(self, rng) -> jax.Array:
+    """One key -> the T*N worlds' keys: task t's N from the t-th split of it (`MultiTask`'s derivation,
+    which `wrappers.AutoReset` also uses for its keys)."""
+    tasks = jax.random.split(rng, self.num_tasks)
+    return jnp.concatenate([jax.random.split(k, self.envs_per_task) for k in tasks])
+
+  def _slices(self):
+    n = self.envs_per_task
+    return [slice(t * n, (t + 1) * n) for t in range(self.num_tasks)]
+
+  def _tag(self, obs):
+    """obs [W, 39] -> [W, 39 + T] with each world's one-hot task id."""
+    one_hot = jax.nn.one_hot(self._task_id, self.num_tasks, dtype=obs.dtype)
+    return jnp.concatenate([obs, one_hot], -1)
+
+  def _objects(self, d):
+    """The objects' 14 current values of every world [W, 14]: each task's code on its own worlds."""
+    return jnp.concatenate(
+      [
+        jax.vmap(t.objects_obs)(jax.tree.map(lambda x, s=s: x[s], d))
+        for t, s in zip(self.tasks, self._slices())
+      ]
+    )
+
+  def _current(self, d):
+    return jnp.concatenate([jax.vmap(self.tasks[0].hand_obs)(d), self._objects(d)], -1).astype(jnp.float32)
+
+  def reset(self, rng) -> State:
+    """One key -> T*N fresh worlds (task t's worlds from the t-th split of the key, as MultiTask's), or
+    per-world keys [T*N, 2] (an auto-reset's)."""
+    rng = jnp.asarray(rng)
+    if rng.shape in ((2,), ()):
+      keys = self.world_keys(rng)
+    elif rng.shape[0] == self.num_envs:
+      keys = rng
+    else:
+      raise ValueError(
+        f"SharedMultiTask.reset takes one PRNG key or {self.num_envs} keys, got shape {rng.shape}"
+      )
+    datas, ctxs, rand_vecs = [], [], []
+    for i, (t, s) in enumerate(zip(self.tasks, self._slices())):
+      template = self.physics.template(i)
+
+      def placed(key, t=t, template=template):
+        rand_vec = t.rand_vec_of(key)
+        d, ctx = t.placed(template, rand_vec)
+        return d, ctx, rand_vec
+
+      d, ctx, rv = jax.vmap(placed)(keys[s])
+      datas.append(d)
+      ctxs.append(ctx)
+      rand_vecs.append(jnp.pad(rv, ((0, 0), (0, self._rand_width - rv.shape[-1]))))
+    d = jax.tree.map(lambda *xs: jnp.concatenate(xs), *datas)
+    d = self.physics.forward(d)
+    ids = self.ids
+    flat, starts = [], []
+    for i, (t, s) in enumerate(zip(self.tasks, self._slices())):
+      ds = jax.tree.map(lambda x, s=s: x[s], d)
+      ctx = jax.vmap(lambda dd, c, t=t: sawyer.start_ctx(dd, c, ids, t.hand_init_pos))(ds, ctxs[i])
+      flat.append(jax.vmap(lambda c: _flatten(c, self._ctx_width))(ctx))
+      starts.append(ctx["target_pos"])
+    target = jnp.concatenate(starts)
+    cur = self._current(d)
+    obs = jax.vmap(sawyer.observe)(cur, cur, target, self._obs_low, self._obs_high)
+    state = jax.vmap(sawyer.start_state)(
+      d, jnp.concatenate(flat), target, cur, obs, jnp.concatenate(rand_vecs)
+    )
+    return self._finish(state)
+
+  def _finish(self, state: State) -> State:
+    return state.replace(obs=self._tag(state.obs), info={**state.info, "task_id": jnp.asarray(self._task_id)})
+
+  def step(self, state: State, action: jax.Array) -> State:
+    self.check_action(action)
+    d0 = state.pipeline_state
+    inputs = lambda d, a, lo, hi: sawyer.step_inputs(d, a, self.ids.hand_mocap, lo, hi)
+    action, bad, mocap_pos, ctrl = jax.vmap(inputs)(d0, action, self._mocap_low, self._mocap_high)
+    d = self.physics.step(d0.replace(ctrl=ctrl, mocap_pos=mocap_pos))
+    cur = self._current(d)
+    target = state.info["target"]
+    obs = jax.vmap(sawyer.observe)(cur, state.info["prev"], target, self._obs_low, self._obs_high)
+    rewards, infos = [], []
+    for t, s, layout in zip(self.tasks, self._slices(), self._ctx):
+
+      def reward(dd, flat, o, a, t=t, layout=layout):
+        return t.task.reward(o, a, t.reward_reads(dd, _unflatten(flat, layout)))
+
+      ds = jax.tree.map(lambda x, s=s: x[s], d)
+      r, info = jax.vmap(reward)(ds, state.info["ctx"][s], obs[s], action[s])
+      rewards.append(r)
+      infos.append({k: jnp.asarray(info[k], jnp.float32) for k in sawyer.INFO_KEYS})
+    reward = jnp.concatenate(rewards)
+    info = jax.tree.map(lambda *xs: jnp.concatenate(xs), *infos)
+    diverged = jax.vmap(self.tasks[0].diverged)(d)
+    inner = state.replace(obs=state.obs[:, :39])
+    out = jax.vmap(sawyer.step_state)(inner, d, cur, obs, reward, info, bad, diverged)
+    return self._finish(out)
