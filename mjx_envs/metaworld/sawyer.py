@@ -493,7 +493,12 @@ class SawyerEnv(MjxEnv):
     """A vector drawn uniformly from [rand_low, rand_high] that the task's `valid` accepts: 64
     candidates, the first valid one (the reference redraws until one is valid; none valid in 64 is
     below 1e-9 for every MT10 task, and then the last one is used)."""
-    cands = jax.random.uniform(key, (64,) + self.rand_low.shape, minval=self.rand_low, maxval=self.rand_high)
+    return self.rand_vec_from(unit_candidates(key, self.rand_low.shape[0]))
+
+  def rand_vec_from(self, unit: jax.Array) -> jax.Array:
+    """`sample_rand_vec` from its uniform draws `unit` [64, R] in [0, 1) (`unit_candidates`)."""
+    lo, hi = jnp.asarray(self.rand_low), jnp.asarray(self.rand_high)
+    cands = jnp.maximum(lo, unit * (hi - lo) + lo)  # jax.random.uniform's own scaling, bit for bit
     ok = jax.vmap(self.task.valid)(cands)
     idx = jnp.where(jnp.any(ok), jnp.argmax(ok), cands.shape[0] - 1)
     return cands[idx]
@@ -548,8 +553,7 @@ class SawyerEnv(MjxEnv):
   def rand_vec_of(self, rng: jax.Array) -> jax.Array:
     """A reset's `rand_vec`: one of the fixed vectors (`fixed_rand_vecs`), else a fresh draw."""
     if self.fixed_rand_vecs is not None:
-      idx = jax.random.randint(rng, (), 0, self.fixed_rand_vecs.shape[0])
-      return jnp.asarray(self.fixed_rand_vecs)[idx]
+      return jnp.asarray(self.fixed_rand_vecs)[fixed_index(rng, self.fixed_rand_vecs.shape[0])]
     return self.sample_rand_vec(rng)
 
   def reset_to(self, rand_vec: jax.Array) -> State:
@@ -591,6 +595,20 @@ class SawyerEnv(MjxEnv):
   @property
   def observation_size(self):
     return 39
+
+
+RAND_CANDIDATES = 64  # candidate rand_vecs per draw (`SawyerEnv.sample_rand_vec`)
+
+
+def unit_candidates(key: jax.Array, size: int) -> jax.Array:
+  """The uniform draws [64, size] in [0, 1) behind a `sample_rand_vec` of a task with `size`-long
+  rand_vecs: the same for every task of that length (a multi-task batch draws them once for all)."""
+  return jax.random.uniform(key, (RAND_CANDIDATES, size))
+
+
+def fixed_index(key: jax.Array, n: int) -> jax.Array:
+  """Which of `n` fixed rand_vecs a reset with `key` starts from (the same rule for every task)."""
+  return jax.random.randint(key, (), 0, n)
 
 
 def observe(cur: jax.Array, prev: jax.Array, target: jax.Array, low, high) -> jax.Array:

@@ -126,6 +126,20 @@ class SharedMultiTask(Env):
     for t in tasks:
       s = jax.eval_shape(t.reset, jax.random.PRNGKey(0))
       self._ctx.append(_flat_layout(s.info["ctx"]))
+    # Every task's padded reset-state data, stacked [T, ...] (numpy: gathered per world in `reset`).
+    self._templates = jax.tree.map(
+      lambda *xs: np.stack([np.asarray(x) for x in xs]),
+      *[self.physics.template(i) for i in range(self.num_tasks)],
+    )
+    self._rand_sizes = sorted({int(t.rand_low.shape[0]) for t in tasks})
+    # The fixed rand_vecs of every task as one padded table [T, n, R_max], where all tasks have n of them.
+    fixed = [t.fixed_rand_vecs for t in tasks]
+    self._fixed = None
+    if all(f is not None for f in fixed) and len({f.shape[0] for f in fixed}) == 1:
+      pad = lambda f: np.pad(np.asarray(f, np.float32), ((0, 0), (0, self._rand_width - f.shape[1])))
+      self._fixed = np.stack([pad(f) for f in fixed])
+    elif any(f is not None for f in fixed):
+      raise ConfigError("SharedMultiTask: either every task or none has fixed rand_vecs, all of one count")
     self._ctx_width = max(sum(int(np.prod(sh, dtype=int)) for _, sh in lay) for lay in self._ctx)
 
   def resized(self, envs_per_task: int) -> SharedMultiTask:
@@ -199,35 +213,45 @@ class SharedMultiTask(Env):
       raise ValueError(
         f"SharedMultiTask.reset takes one PRNG key or {self.num_envs} keys, got shape {rng.shape}"
       )
-    datas, ctxs, rand_vecs = [], [], []
+    written, ctxs = [], []
+    rand_vecs = self._rand_vecs(keys)
     for i, (t, s) in enumerate(zip(self.tasks, self._slices())):
       template = self.physics.template(i)
-
-      def placed(key, t=t, template=template):
-        rand_vec = t.rand_vec_of(key)
-        d, ctx = t.placed(template, rand_vec)
-        return d, ctx, rand_vec
-
-      d, ctx, rv = jax.vmap(placed)(keys[s])
-      datas.append(d)
+      rv = rand_vecs[s, : t.rand_low.shape[0]]
+      d, ctx = jax.vmap(lambda r, t=t, template=template: t.placed(template, r))(rv)
+      written.append({f: getattr(d, f) for f in self.physics.slices})
       ctxs.append(ctx)
-      rand_vecs.append(jnp.pad(rv, ((0, 0), (0, self._rand_width - rv.shape[-1]))))
-    d = jax.tree.map(lambda *xs: jnp.concatenate(xs), *datas)
+    # A placement writes the state's input fields only (what the kinematics call reads); every other
+    # field is its task's template, gathered per world from one table rather than built per task.
+    base = jax.tree.map(lambda x: jnp.asarray(x)[self._task_id], self._templates)
+    d = base.replace(**jax.tree.map(lambda *xs: jnp.concatenate(xs), *written))
     d = self.physics.forward(d)
-    ids = self.ids
+    hand_init = jnp.asarray(np.repeat(np.stack([t.hand_init_pos for t in self.tasks]), self.envs_per_task, 0))
+    start = jax.vmap(lambda dd, h: sawyer.start_ctx(dd, {}, self.ids, h))(d, hand_init)
     flat, starts = [], []
-    for i, (t, s) in enumerate(zip(self.tasks, self._slices())):
-      ds = jax.tree.map(lambda x, s=s: x[s], d)
-      ctx = jax.vmap(lambda dd, c, t=t: sawyer.start_ctx(dd, c, ids, t.hand_init_pos))(ds, ctxs[i])
+    for c, s in zip(ctxs, self._slices()):
+      ctx = {**c, **{k: v[s] for k, v in start.items()}}
       flat.append(jax.vmap(lambda c: _flatten(c, self._ctx_width))(ctx))
       starts.append(ctx["target_pos"])
     target = jnp.concatenate(starts)
     cur = self._current(d)
     obs = jax.vmap(sawyer.observe)(cur, cur, target, self._obs_low, self._obs_high)
-    state = jax.vmap(sawyer.start_state)(
-      d, jnp.concatenate(flat), target, cur, obs, jnp.concatenate(rand_vecs)
-    )
+    state = jax.vmap(sawyer.start_state)(d, jnp.concatenate(flat), target, cur, obs, rand_vecs)
     return self._finish(state)
+
+  def _rand_vecs(self, keys: jax.Array) -> jax.Array:
+    """Every world's reset rand_vec [W, R_max] (zeros after a task's own length), each drawn as its task's
+    `rand_vec_of` draws it, bit for bit. The random draws, the larger part of a reset's program, are
+    made once for all worlds (per rand_vec length), not once per task."""
+    if self._fixed is not None:  # the benchmarks' protocol: one index per world into its task's table
+      idx = jax.vmap(lambda k: sawyer.fixed_index(k, self._fixed.shape[1]))(keys)
+      return jnp.asarray(self._fixed)[self._task_id, idx]
+    units = {r: jax.vmap(lambda k, r=r: sawyer.unit_candidates(k, r))(keys) for r in self._rand_sizes}
+    out = []
+    for t, s in zip(self.tasks, self._slices()):
+      rv = jax.vmap(t.rand_vec_from)(units[t.rand_low.shape[0]][s])
+      out.append(jnp.pad(rv, ((0, 0), (0, self._rand_width - rv.shape[-1]))))
+    return jnp.concatenate(out)
 
   def _finish(self, state: State) -> State:
     return state.replace(obs=self._tag(state.obs), info={**state.info, "task_id": jnp.asarray(self._task_id)})

@@ -63,7 +63,9 @@ def test_walls_scripted_controllers_succeed_in_one_batch():
 MJX_TASKS = ("plate-slide-back-side-v3", "push-wall-v3")
 MJX_STEPS = 100
 MJX_OBS_ATOL = 0.02  # m, hand and object positions, C against MJX-JAX over the closed loop: measured
-# 2026-11-26 2.9e-3 (plate-slide-back-side) and 4.9e-3 (push-wall); 374 s for both on the crowded CPU
+# 2026-11-26 2.9e-3 (plate-slide-back-side) and 4.9e-3 (push-wall); 374 s for both on the crowded CPU;
+# 2026-11-28 8.7e-3 and 1.6e-2 (the controllers changed for the arm: MJX-JAX's puck sags 5 mm lower in
+# the grip than C's, and the lift to the wall's height now follows the puck, not the tcp)
 
 
 @pytest.mark.slow

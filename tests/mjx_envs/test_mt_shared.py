@@ -19,8 +19,10 @@ EPISODE = 12  # short episodes: 30 steps cross two auto-resets
 STEPS = 30
 
 
-def _rollout(shared_code: bool):
-  mt = mjx_envs.make("MT", tasks=TASKS, impl="c", episode_length=EPISODE, shared_code=shared_code)
+def _rollout(shared_code: bool, fixed: int):
+  mt = mjx_envs.make(
+    "MT", tasks=TASKS, impl="c", episode_length=EPISODE, shared_code=shared_code, fixed_rand_vecs=fixed
+  )
   env = wrappers.wrap_for_training(mt, N * len(TASKS))
 
   @jax.jit
@@ -37,9 +39,10 @@ def _rollout(shared_code: bool):
   return mt, run(jax.random.PRNGKey(0))
 
 
-@pytest.fixture(scope="module")
-def both():
-  return _rollout(False), _rollout(True)
+# Fresh rand_vecs drawn at every reset (the default), and the benchmarks' 50 fixed ones per task.
+@pytest.fixture(scope="module", params=[0, 50], ids=["drawn", "fixed50"])
+def both(request):
+  return _rollout(False, request.param), _rollout(True, request.param)
 
 
 def test_make_picks_the_shared_batch_under_c_physics(both):
