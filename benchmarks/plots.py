@@ -436,8 +436,9 @@ def transfer(out: str) -> None:
 
 def mt10_long(out: str) -> None:
   """MT-SAC on MT10 for two hours: 2026-11-27's runs (the hand with the arm's sag and the wrist's collision;
-  seeds 0-3, and the multi-head variant) beside 2026-11-26's (before both), eval mean against env steps (10-evaluation trailing
-  mean), and each task at the end of the seed-0 run."""
+  seeds 0-3, and the multi-head variant) beside 2026-11-26's (before both) and 2026-11-28's (the arm's
+  worlds), eval mean against env steps (10-evaluation trailing mean), and each task at the end of the
+  2026-11-27 seed-0 run."""
   new = _rows("metaworld", "2026-11-27", "mtsac_mt10_cpu_2h", "metrics.jsonl")
   old = _rows("metaworld", "2026-11-26", "mtsac_mt10_cpu_2h", "metrics.jsonl")
   series = [
@@ -452,6 +453,9 @@ def mt10_long(out: str) -> None:
   ):
     if os.path.exists(_path("metaworld", "2026-11-27", run, "metrics.jsonl")):
       series.append((_rows("metaworld", "2026-11-27", run, "metrics.jsonl"), color, label))
+  if os.path.exists(_path("metaworld", "2026-11-28", "mtsac_mt10_cpu_arm_seed0", "metrics.jsonl")):
+    arm = _rows("metaworld", "2026-11-28", "mtsac_mt10_cpu_arm_seed0", "metrics.jsonl")
+    series.append((arm, "C5", "2026-11-28: the reference's arm (the default world), seed 0"))
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
   for rows, color, label in series:
     xs, ys = _series(rows, "eval/success_rate")

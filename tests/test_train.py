@@ -330,3 +330,19 @@ def test_learning_curve_shows_every_task_of_a_multi_task_run(tmp_path):
   with open(single / "metrics.jsonl", "w") as f:
     f.write(json.dumps({"env_steps": 1, "eval/success_rate": 0.5, "eval/return": 1.0}) + "\n")
   assert len(train.plot_curve(str(single)).axes) == 2
+
+
+def test_resume_keeps_the_world_of_a_run_older_than_an_env_key(capsys):
+  """A run's config.json without an env key added since (Meta-World's `arm`, `shared_code`) resumes in
+  the world it trained in, not today's default; a config.json with the keys, and envs without them, are
+  left as they are."""
+  old = {"env": {"name": "MT10", "envs_per_task": 2}, "agent": {}, "run": {}}
+  env = train._with_added_env_keys(old, "runs/x")["env"]
+  assert env["arm"] is False and env["shared_code"] is False and env["envs_per_task"] == 2
+  assert "predates env keys ['arm', 'shared_code']" in capsys.readouterr().out
+  new = {"env": {"name": "MT10", "arm": True, "shared_code": True}}
+  assert train._with_added_env_keys(new, "runs/x") == new
+  fetch = {"env": {"name": "FetchReach"}}
+  assert train._with_added_env_keys(fetch, "runs/x") == fetch
+  single = train._with_added_env_keys({"env": {"name": "metaworld/reach-v3"}}, "runs/x")["env"]
+  assert single["arm"] is False and "shared_code" not in single  # one task: no multi-task batch

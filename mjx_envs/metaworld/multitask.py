@@ -13,7 +13,7 @@ evaluation build each task's EpisodeLimit -> EpisodeStats -> Batch -> AutoReset 
 
 On a CPU-only machine (C physics, `impl="c"`) `mjx_envs.make("MT10" | "MT50" | "MT")` builds a
 `shared.SharedMultiTask` instead: the same numbers world for world, with the code all tasks share traced
-once for the whole batch (MT50's step compiles 3x faster); `shared_code=False` builds this class.
+once for the whole batch (MT50's step compiles 3.5x faster); `shared_code=False` builds this class.
 
 Under C physics (`impl="c"`) the tasks' physics runs as ONE host callback per step and per reset
 (`cphysics.fused`, `fuse_physics=True`, the default), all tasks' worlds over one thread pool, bit for bit

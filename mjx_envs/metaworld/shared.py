@@ -1,4 +1,4 @@
-"""A multi-task batch under C physics whose shared code is traced once: MT50 compiles 3x faster.
+"""A multi-task batch under C physics whose shared code is traced once: MT50 compiles 3.5x faster.
 
 `MultiTask` (multitask.py) builds each task's batch as its own env: every task's step, reset, packing
 and wrappers are traced and compiled once per task, so a program holding MT50 is about five times
@@ -27,11 +27,11 @@ observations, rewards, info and metrics bit for bit (tests/mjx_envs/test_mt_shar
     mt = mjx_envs.make("MT50", envs_per_task=2)               # on a CPU-only machine: this class
     mt = mjx_envs.make("MT50", envs_per_task=2, shared_code=False)   # MultiTask, as before 2026-11-28
 
-Measured (benchmarks/mt_compile.py, 2 worlds per task, the training-wrapped step, 2-core CPU with a
-training run beside it, 2026-11-28): MT50's step compiles in 34.7 s against MultiTask's 107.9 (MT10: 9.1
-against 19.4), its reset in 18.2 against 59.4, and steps 10% faster (MT10 20%). MT50 still compiles
-3.8x MT10's time: what stays per task is the tasks' own code, the rewards (two thirds of the bare step's
-compile) and the placements (the auto-reset's).
+Measured (benchmarks/mt_compile.py, 2 worlds per task, the training-wrapped step, the 2-core CPU idle,
+2026-11-28): MT50's step compiles in 16.0 s against MultiTask's 56.2 (MT10: 4.3 against 10.7), its reset
+in 10.1 against 27.4, and steps as fast; `train.py --config mtsac_mt50_cpu` is ready to train in 45.5 s
+against 139.9 (BENCHMARKS.md, "One padded batch"). MT50 still compiles 3.7x MT10's time: what stays per
+task is the tasks' own code, the rewards (two thirds of the bare step's compile) and the placements.
 """
 
 from __future__ import annotations

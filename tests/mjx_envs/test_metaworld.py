@@ -233,9 +233,14 @@ def test_mjx_jax_agrees_with_the_c_backend_with_the_arm():
   position (obs 0:3 and its previous-step copy 18:21), 6.4e-6 after one step, up to 1.1e-4 m by step 7,
   then shrinking. Not the solver (the same with 50 iterations, and with MJX's own Newton Hessian in place
   of elliptic_newton's), nor the state's float32 rounding (in C, one ulp on qpos grows to 6e-7 in 10
-  steps); the likeliest cause left, MJX's float32 arithmetic through the arm's chain, is unverified (the
-  env does not run under jax_enable_x64). Bars: 1e-4 for every entry, 3e-4 for the hand's position. Run
-  with MJX_TEST_FULL_OPT=1 (the rollouts alone, at XLA's default level: 174 s on the shared CPU)."""
+  steps), nor MJX's float32 arithmetic: mjx.step in float64 (jax_enable_x64) against C on the same model,
+  state and mocap targets gives the same gap as in float32, 5.8e-6 after one control step and 6.5e-5 by
+  the tenth (the free hand: 3e-8); nor the arm's joint damping or joint limits (each set to 0 in both
+  engines: the gap stays). The weld's torque scale moves it (1 instead of 5: 5x larger), so a difference
+  in the two engines' weld rows on an articulated body is the lead (2026-11-28,
+  benchmarks/results/metaworld/2026-11-28/arm_mjx_gap.py). Bars: 1e-4 for every entry, 3e-4 for the
+  hand's position. Run with MJX_TEST_FULL_OPT=1 (the rollouts alone, at XLA's default level: 174 s on
+  the shared CPU)."""
   import impl_parity  # pylint: disable=import-outside-toplevel
 
   c_obs, c_div = impl_parity.rollout(mjx_envs.make("metaworld/drawer-open-v3", impl="c"), 4, 10)
