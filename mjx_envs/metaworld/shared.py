@@ -68,6 +68,21 @@ def _unflatten(flat: jax.Array, layout) -> dict:
   return out
 
 
+# The model indices the shared code reads (the hand, its claws, pads and end-effector sites, the hand's
+# and the goal's mocap bodies): the same in every task's model, which adds its objects after them.
+_SHARED_IDS = (
+  "hand",
+  "rightclaw",
+  "leftclaw",
+  "rightpad",
+  "leftpad",
+  "right_ee",
+  "left_ee",
+  "hand_mocap",
+  "goal_mocap",
+)
+
+
 class SharedMultiTask(Env):
   """T Sawyer tasks x `envs_per_task` worlds under C physics as one padded batch (module docstring)."""
 
@@ -81,29 +96,8 @@ class SharedMultiTask(Env):
     not_c = [n for n, t in zip(names, tasks) if getattr(t, "impl", None) != "c"]
     if not_c:
       raise ConfigError(f"shared_code needs C physics (impl='c'); tasks {not_c} run under another impl")
-    ids = {t.ids for t in tasks}
-    if (
-      len(
-        {
-          (
-            i.hand,
-            i.rightclaw,
-            i.leftclaw,
-            i.rightpad,
-            i.leftpad,
-            i.right_ee,
-            i.left_ee,
-            i.hand_mocap,
-            i.goal_mocap,
-          )
-          for i in ids
-        }
-      )
-      != 1
-    ):
-      raise ValueError(
-        "SharedMultiTask: the hand's bodies, sites and mocaps must have the same ids in every task"
-      )
+    if len({tuple(getattr(t.ids, k) for k in _SHARED_IDS) for t in tasks}) != 1:
+      raise ValueError(f"SharedMultiTask: {_SHARED_IDS} must be the same ids in every task's model")
     self.tasks, self.task_names = tuple(tasks), tuple(names)
     self.num_tasks, self.envs_per_task = len(tasks), int(envs_per_task)
     self.num_envs = self.num_tasks * self.envs_per_task
