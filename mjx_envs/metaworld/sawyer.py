@@ -507,8 +507,7 @@ class SawyerEnv(MjxEnv):
 
   def tcp_center(self, d: mjx.Data) -> jax.Array:
     """Midpoint of the two end-effector sites [3] (the reference's `tcp_center`)."""
-    i = self.ids
-    return (d.site_xpos[i.right_ee] + d.site_xpos[i.left_ee]) / 2
+    return tcp_center(d, self.ids)
 
   def hand_obs(self, d: mjx.Data) -> jax.Array:
     """The hand's 4 current values: position [3], gripper opening [1] (the same bodies in every task)."""
@@ -616,12 +615,16 @@ def observe(cur: jax.Array, prev: jax.Array, target: jax.Array, low, high) -> ja
   return jnp.clip(jnp.concatenate([cur, prev, target]), low, high).astype(jnp.float32)
 
 
+def tcp_center(d: mjx.Data, ids: _Ids) -> jax.Array:
+  """Midpoint of the two end-effector sites [3] (the reference's `tcp_center`)."""
+  return (d.site_xpos[ids.right_ee] + d.site_xpos[ids.left_ee]) / 2
+
+
 def start_ctx(d: mjx.Data, ctx: Mapping[str, jax.Array], ids: _Ids, hand_init_pos) -> dict:
   """A reset's context after its kinematics: the task's `ctx` and the start's hand and pads."""
-  tcp = (d.site_xpos[ids.right_ee] + d.site_xpos[ids.left_ee]) / 2
   return {
     **ctx,
-    "init_tcp": tcp,
+    "init_tcp": tcp_center(d, ids),
     "init_left_pad": d.xipos[ids.leftpad],
     "init_right_pad": d.xipos[ids.rightpad],
     "hand_init_pos": jnp.asarray(hand_init_pos),

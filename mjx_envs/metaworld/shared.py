@@ -103,7 +103,6 @@ class SharedMultiTask(Env):
     self.num_envs = self.num_tasks * self.envs_per_task
     self.episode_length = min(t.episode_length for t in tasks)
     self.ids = tasks[0].ids
-    self.max_qvel = tasks[0].max_qvel
     n = self.envs_per_task
     self.physics = cphysics.Padded(
       [t.cphysics for t in tasks], [t.make_data() for t in tasks], [n] * self.num_tasks
@@ -210,7 +209,7 @@ class SharedMultiTask(Env):
     written, ctxs = [], []
     rand_vecs = self._rand_vecs(keys)
     for i, (t, s) in enumerate(zip(self.tasks, self._slices())):
-      template = self.physics.template(i)
+      template = jax.tree.map(lambda x, i=i: jnp.asarray(x[i]), self._templates)
       rv = rand_vecs[s, : t.rand_low.shape[0]]
       d, ctx = jax.vmap(lambda r, t=t, template=template: t.placed(template, r))(rv)
       written.append({f: getattr(d, f) for f in self.physics.slices})
