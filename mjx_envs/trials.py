@@ -1,6 +1,8 @@
 """RL² trials: K episodes of one task, seen by a learner as one long episode.
 
-`Trials(env, episodes=K)` wraps ONE world (it goes inside `Batch`, like `EpisodeLimit`). A trial starts
+`Trials(env, episodes=K)` wraps ONE world (it goes inside `Batch`, like `EpisodeLimit`), or an env that
+batches natively (Meta-World's padded batch under C physics, `mjx_envs.metaworld.shared`): every array
+it keeps leads with that env's own batch axes (those of its `done`). A trial starts
 at `reset(key)`: the wrapped env draws its task and goal. Every later episode of the trial restarts the
 world from the state the trial began in (kept in `info['trial_start']`), so the task and the goal stay
 while the world resets. For Meta-World that is the reference's reset with its goal frozen (a reset is a
@@ -68,23 +70,24 @@ class Trials(Wrapper):
     return self.env.observation_size + self.env.action_size + 2
 
   def _obs(self, obs, action, reward, done):
-    extra = jnp.concatenate([action, jnp.reshape(reward * self.reward_scale, (1,)), jnp.reshape(done, (1,))])
-    return jnp.concatenate([obs, extra.astype(obs.dtype)], -1)
+    extra = [action, (reward * self.reward_scale)[..., None], done[..., None]]
+    return jnp.concatenate([obs, *(x.astype(obs.dtype) for x in extra)], -1)
 
   def reset(self, rng):
-    """One key -> the first episode of a trial; obs [O + A + 2] with the RL² entries zero."""
+    """One key -> the first episode of a trial; obs [..., O + A + 2] with the RL² entries zero."""
     s = self.env.reset(rng)
-    zero = jnp.zeros((), jnp.float32)
+    shape = jnp.shape(s.done)  # () for one world, the batch's for a natively batched env
+    zero = jnp.zeros(shape, jnp.float32)
     info = {
       **s.info,
       "trial_start": s,
-      "trial_episode": jnp.zeros((), jnp.int32),
-      "trial_steps": jnp.zeros((), jnp.int32),
-      "trial_success": jnp.zeros((self.episodes,), jnp.float32),
+      "trial_episode": jnp.zeros(shape, jnp.int32),
+      "trial_steps": jnp.zeros(shape, jnp.int32),
+      "trial_success": jnp.zeros(shape + (self.episodes,), jnp.float32),
     }
     metrics = {**s.metrics, "trial/success_first": zero, "trial/success_last": zero}
     metrics.setdefault("is_success", zero)
-    obs = self._obs(s.obs, jnp.zeros((self.env.action_size,), s.obs.dtype), zero, zero)
+    obs = self._obs(s.obs, jnp.zeros(shape + (self.env.action_size,), s.obs.dtype), zero, zero)
     return s.replace(obs=obs, info=info, metrics=metrics)
 
   def step(self, state, action):
@@ -100,14 +103,15 @@ class Trials(Wrapper):
     steps = info["trial_steps"] + 1
     ep = info["trial_episode"]
     episode_end = (steps >= self.inner_length) | (s.done > 0)
-    success = s.metrics.get("is_success", jnp.zeros(()))
-    trial_success = info["trial_success"].at[ep].set(success)
+    success = s.metrics.get("is_success", jnp.zeros(jnp.shape(s.done)))
+    slot = jax.nn.one_hot(ep, self.episodes) > 0  # [..., K]: this episode's entry (`.at[ep]` per world)
+    trial_success = jnp.where(slot, success[..., None], info["trial_success"])
     trial_done = episode_end & (ep >= self.episodes - 1)
     restart = episode_end & ~trial_done
     fresh = info["trial_start"]
 
     def pick(new, old):
-      return jnp.where(restart, new, old)
+      return jnp.where(restart.reshape(restart.shape + (1,) * (old.ndim - restart.ndim)), new, old)
 
     # The next step continues from the fresh world (its state, observation and episode constants); this
     # step's own facts (metrics, divergence) stay the stepped world's.
@@ -130,7 +134,7 @@ class Trials(Wrapper):
     metrics = {
       **s.metrics,
       "is_success": jnp.where(restart, 0.0, success),
-      "trial/success_first": trial_success[0],
+      "trial/success_first": trial_success[..., 0],
       "trial/success_last": success,
     }
     info = {

@@ -53,6 +53,7 @@ from mjx_envs.metaworld.multitask import (
   check_built,
   check_tasks,
 )
+from mjx_envs.metaworld.shared import SharedMultiTask
 
 import dataclasses
 from collections.abc import Callable, Sequence
@@ -62,7 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 
 SPLITS = ("train", "test")
-GOAL_SLICE = slice(36, 39)  # the goal's entries of the 39-D observation
+GOAL_SLICE = sawyer.GOAL_SLICE  # the goal's entries of the 39-D observation
 
 
 class GoalHidden(wrappers.Wrapper):
@@ -107,7 +108,24 @@ class Split:
   build: Callable[[str], MultiTask] | None = None
 
 
-class MetaLearning(MultiTask):
+class _SplitOf:
+  """What both builds of a meta-learning batch hold: `spec` (a `Split`) and the held-out split."""
+
+  def _set_spec(self, spec: Split, evaluation_env=None):
+    self.spec = spec
+    self.benchmark, self.train_tasks, self.test_tasks = spec.benchmark, spec.train_tasks, spec.test_tasks
+    self._evaluation_env = self if spec.split == "test" else evaluation_env
+
+  @property
+  def evaluation_env(self):
+    """The held-out split (test tasks, test goals) with the same settings, built once."""
+    if self._evaluation_env is None:
+      with jax.ensure_compile_time_eval():  # its goals are drawn with JAX: eagerly, even under a trace
+        self._evaluation_env = self.spec.build("test")
+    return self._evaluation_env
+
+
+class MetaLearning(_SplitOf, MultiTask):
   """The tasks of one split of a meta-learning benchmark as one task-major batch (module docstring).
 
   `spec` (a `Split`) names the benchmark and split (`spec.split`; `split(x)` is MultiTask's per-task
@@ -120,9 +138,7 @@ class MetaLearning(MultiTask):
   ):
     super().__init__(tasks, names, envs_per_task, member)
     self.members = tuple(self._member(TaskIndex(t, i)) for i, t in enumerate(self.tasks))
-    self.spec = spec
-    self.benchmark, self.train_tasks, self.test_tasks = spec.benchmark, spec.train_tasks, spec.test_tasks
-    self._evaluation_env = self if spec.split == "test" else None
+    self._set_spec(spec)
 
   def with_members(self, wrap: Callable[[Env], Env], envs_per_task: int) -> MetaLearning:
     out = MetaLearning(self.tasks, self.task_names, envs_per_task, wrap, spec=self.spec)
@@ -134,13 +150,31 @@ class MetaLearning(MultiTask):
   def observation_size(self):
     return self.tasks[0].observation_size
 
-  @property
-  def evaluation_env(self) -> MetaLearning:
-    """The held-out split (test tasks, test goals) with the same settings, built once."""
-    if self._evaluation_env is None:
-      with jax.ensure_compile_time_eval():  # its goals are drawn with JAX: eagerly, even under a trace
-        self._evaluation_env = self.spec.build("test")
-    return self._evaluation_env
+
+class SharedMetaLearning(_SplitOf, wrappers.Wrapper):
+  """`MetaLearning` under C physics as one padded batch (`shared.SharedMultiTask`, its goal hidden and no
+  one-hot), with RL²'s trials (`rl2_episodes` > 0) over the whole batch: the code all tasks share traced
+  once. The same observations, rewards and episodes as `MetaLearning`, world for world
+  (tests/mjx_envs/test_metaworld_meta.py); `tasks` are the bare Sawyer envs."""
+
+  batched_natively = True  # `wrappers.batch` resizes it and wraps the whole batch
+
+  def __init__(
+    self, tasks: Sequence[sawyer.SawyerEnv], names: Sequence[str], envs_per_task: int, *, spec: Split,
+    rl2_episodes: int = 0,
+  ):  # fmt: skip
+    core = SharedMultiTask(tasks, names, envs_per_task, one_hot=False, goal_hidden=True)
+    super().__init__(trials.Trials(core, rl2_episodes) if rl2_episodes else core)
+    self.rl2_episodes = int(rl2_episodes)
+    self._set_spec(spec)
+
+  def resized(self, envs_per_task: int) -> SharedMetaLearning:
+    """The same split with `envs_per_task` worlds per task."""
+    out = SharedMetaLearning(
+      self.tasks, self.task_names, envs_per_task, spec=self.spec, rl2_episodes=self.rl2_episodes
+    )
+    out._evaluation_env = self._evaluation_env if self.spec.split == "train" else out
+    return out
 
 
 def task_goal_seed(seed: int, task: str, split: str) -> int:
@@ -148,7 +182,7 @@ def task_goal_seed(seed: int, task: str, split: str) -> int:
   return 100 * int(seed) + 2 * MT50_TASKS.index(task) + (split == "test")
 
 
-def _task_env(name: str, split: str, num_goals: int, seed: int, rl2_episodes: int, task_config) -> Env:
+def _task_env(name: str, split: str, num_goals: int, seed: int, task_config) -> sawyer.SawyerEnv:
   env = sawyer.SawyerEnv(
     _tasks.module(name).TASK,
     fixed_rand_vecs=num_goals,
@@ -159,8 +193,7 @@ def _task_env(name: str, split: str, num_goals: int, seed: int, rl2_episodes: in
     raise ConfigError(
       f"{name}: its {num_goals} {split} goals repeat a vector (seed {seed}); pick another goal_seed"
     )
-  env = GoalHidden(env)
-  return trials.Trials(env, rl2_episodes) if rl2_episodes else env
+  return env
 
 
 def make_ml(
@@ -172,12 +205,14 @@ def make_ml(
   goal_seed: int = 0,
   rl2_episodes: int = 0,
   benchmark: str = "ML",
+  shared_code: bool = True,
   **task_config,
-) -> MetaLearning:
+) -> MetaLearning | SharedMetaLearning:
   """A meta-learning benchmark of your own: `split` ("train" or "test") of train_tasks / test_tasks, each
   with `num_goals` fixed hidden goals (seeded by `goal_seed`), `envs_per_task` worlds each; with
   `rl2_episodes` = K > 0, RL² trials of K episodes (obs [39 + 4 + 2], else [39]). The same task in both
-  lists is ML1's setting (train and test goals of one task). Refuses unknown names, repeats, tasks not
+  lists is ML1's setting (train and test goals of one task). Under C physics with `shared_code` a
+  `SharedMetaLearning` (one padded batch), else a `MetaLearning` (the same episodes). Refuses unknown names, repeats, tasks not
   built yet, a bad split, num_goals < 1 and rl2_episodes < 0 (ConfigError)."""
   train = check_tasks(benchmark, train_tasks, "train_tasks")
   test = check_tasks(benchmark, test_tasks, "test_tasks")
@@ -194,23 +229,26 @@ def make_ml(
     if key in task_config:
       raise ConfigError(f"{benchmark}: {key} is the benchmark's own (num_goals, goal_seed set the goals)")
   names = train if split == "train" else test
-  settings = dict(num_goals=int(num_goals), seed=int(goal_seed), rl2_episodes=int(rl2_episodes))
-  envs = [_task_env(n, split, task_config=task_config, **settings) for n in names]
+  envs = [_task_env(n, split, int(num_goals), int(goal_seed), task_config) for n in names]
   if set(train) & set(test):  # ML1's setting: one task's train and test goals must differ
     other = "test" if split == "train" else "train"
     for n, env in zip(names, envs):
       if n in train and n in test:
-        sw = env.unwrapped
-        theirs = draw_goals(sw, int(num_goals), task_goal_seed(goal_seed, n, other))
-        if (sw.fixed_rand_vecs[:, None, :] == theirs[None, :, :]).all(-1).any():
+        theirs = draw_goals(env, int(num_goals), task_goal_seed(goal_seed, n, other))
+        if (env.fixed_rand_vecs[:, None, :] == theirs[None, :, :]).all(-1).any():
           raise ConfigError(f"{benchmark}: {n}'s train and test goals share a vector; pick another goal_seed")
 
   def build_split(s):
     return make_ml(
-      train, test, s, envs_per_task, num_goals, goal_seed, rl2_episodes, benchmark=benchmark, **task_config
+      train, test, s, envs_per_task, num_goals, goal_seed, rl2_episodes, benchmark, shared_code, **task_config
     )
 
-  return MetaLearning(envs, names, envs_per_task, spec=Split(benchmark, split, train, test, build_split))
+  spec = Split(benchmark, split, train, test, build_split)
+  if shared_code and all(e.impl == "c" for e in envs):
+    return SharedMetaLearning(envs, names, envs_per_task, spec=spec, rl2_episodes=int(rl2_episodes))
+  hidden = [GoalHidden(e) for e in envs]
+  members = [trials.Trials(e, int(rl2_episodes)) for e in hidden] if rl2_episodes else hidden
+  return MetaLearning(members, names, envs_per_task, spec=spec)
 
 
 def draw_goals(env: sawyer.SawyerEnv, n: int, seed: int) -> np.ndarray:
@@ -239,7 +277,12 @@ def make_ml45(**config) -> MetaLearning:
 def ml_default_config():
   """The keys of ML10 / ML45 (and of ML1 and ML with their task keys)."""
   cfg = {k: v for k, v in sawyer.default_config().items() if k not in ("fixed_rand_vecs", "rand_vec_seed")}
-  return {"split": "train", "envs_per_task": 1, "num_goals": 50, "goal_seed": 0, "rl2_episodes": 0, **cfg}
+  # shared_code: under C physics, one padded batch with the code all tasks share traced once
+  # (`SharedMetaLearning`: the same episodes, a shorter compile); MJX-JAX runs `MetaLearning` either way.
+  return {
+    "split": "train", "envs_per_task": 1, "num_goals": 50, "goal_seed": 0, "rl2_episodes": 0,
+    "shared_code": True, **cfg,
+  }  # fmt: skip
 
 
 def ml1_default_config():

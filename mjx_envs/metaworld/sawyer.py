@@ -92,6 +92,7 @@ import numpy as np
 from mujoco import mjx
 
 MAX_PATH_LENGTH = 500
+GOAL_SLICE = slice(36, 39)  # the goal's entries of the 39-D observation (`observe`)
 TIMESTEP = 0.0025
 FRAME_SKIP = 5
 ACTION_SCALE = 1.0 / 100

@@ -88,7 +88,15 @@ class SharedMultiTask(Env):
 
   batched_natively = True  # `wrappers.batch` wraps the whole batch, not each world or task
 
-  def __init__(self, tasks: Sequence[sawyer.SawyerEnv], names: Sequence[str], envs_per_task: int):
+  def __init__(
+    self,
+    tasks: Sequence[sawyer.SawyerEnv],
+    names: Sequence[str],
+    envs_per_task: int,
+    *,
+    one_hot: bool = True,
+    goal_hidden: bool = False,
+  ):
     if len(tasks) != len(names) or not tasks:
       raise ValueError("SharedMultiTask needs one name per task and at least one task")
     if int(envs_per_task) < 1:
@@ -101,7 +109,16 @@ class SharedMultiTask(Env):
     self.tasks, self.task_names = tuple(tasks), tuple(names)
     self.num_tasks, self.envs_per_task = len(tasks), int(envs_per_task)
     self.num_envs = self.num_tasks * self.envs_per_task
+    # The multi-task benchmarks append the one-hot task id; the meta-learning ones (meta.py) hide the
+    # goal (observation entries 36:39 zero) and show no task id.
+    self.one_hot, self.goal_hidden = bool(one_hot), bool(goal_hidden)
     self.episode_length = min(t.episode_length for t in tasks)
+    # Built eagerly even under a trace (an evaluation's `wrappers.batch` inside a jitted function): the
+    # tables below are numpy constants of the program, and a task's data template may be built here first.
+    with jax.ensure_compile_time_eval():
+      self._build(tasks)
+
+  def _build(self, tasks) -> None:
     self.ids = tasks[0].ids
     n = self.envs_per_task
     self.physics = cphysics.Padded(
@@ -137,7 +154,9 @@ class SharedMultiTask(Env):
 
   def resized(self, envs_per_task: int) -> SharedMultiTask:
     """The same tasks with `envs_per_task` worlds each."""
-    return SharedMultiTask(self.tasks, self.task_names, envs_per_task)
+    return SharedMultiTask(
+      self.tasks, self.task_names, envs_per_task, one_hot=self.one_hot, goal_hidden=self.goal_hidden
+    )
 
   @property
   def action_size(self):
@@ -145,7 +164,7 @@ class SharedMultiTask(Env):
 
   @property
   def observation_size(self):
-    return 39 + self.num_tasks
+    return 39 + self.num_tasks * self.one_hot
 
   @property
   def unwrapped(self):
@@ -178,7 +197,12 @@ class SharedMultiTask(Env):
     return [slice(t * n, (t + 1) * n) for t in range(self.num_tasks)]
 
   def _tag(self, obs):
-    """obs [W, 39] -> [W, 39 + T] with each world's one-hot task id."""
+    """obs [W, 39] -> [W, 39 + T] with each world's one-hot task id (`one_hot`); the goal's entries
+    zero (`goal_hidden`)."""
+    if self.goal_hidden:
+      obs = obs.at[:, sawyer.GOAL_SLICE].set(0.0)
+    if not self.one_hot:
+      return obs
     one_hot = jax.nn.one_hot(self._task_id, self.num_tasks, dtype=obs.dtype)
     return jnp.concatenate([obs, one_hot], -1)
 

@@ -1,8 +1,10 @@
 """Meta-World's multi-task batch with its shared code traced once (`mjx_envs.metaworld.shared`): the same
-numbers as `MultiTask`, world for world, bit for bit, through the training wrappers and auto-resets."""
+numbers as `MultiTask`, world for world, bit for bit, through the training wrappers and auto-resets; and
+the meta-learning batch built on it (`meta.SharedMetaLearning`, RL² trials) against `MetaLearning`."""
 
 import mjx_envs
 from mjx_envs import wrappers
+from mjx_envs.metaworld import meta
 from mjx_envs.metaworld.multitask import MultiTask
 from mjx_envs.metaworld.shared import SharedMultiTask
 
@@ -86,3 +88,82 @@ def test_shared_batch_refuses_bad_input():
   jax_tasks = [mjx_envs.make(f"metaworld/{t}", impl="jax") for t in TASKS[:2]]
   with pytest.raises(mjx_envs.ConfigError, match="needs C physics"):
     SharedMultiTask(jax_tasks, TASKS[:2], 1)
+
+
+# Meta-learning (`meta.SharedMetaLearning`): the goal hidden, no one-hot, RL² trials over the whole batch.
+ML_TRAIN, ML_TEST = ["reach-v3", "pick-place-v3", "door-open-v3"], ["assembly-v3"]
+TRIAL = (2, 6)  # episodes per trial, steps per episode: 30 steps cross two trials and a half
+
+
+def _ml_rollout(shared_code: bool):
+  ml = mjx_envs.make(
+    "ML",
+    train_tasks=ML_TRAIN,
+    test_tasks=ML_TEST,
+    impl="c",
+    rl2_episodes=TRIAL[0],
+    episode_length=TRIAL[1],
+    shared_code=shared_code,
+  )
+  env = wrappers.wrap_for_training(ml, N * len(ML_TRAIN))
+
+  @jax.jit
+  def run(key):
+    s = env.reset(key)
+
+    def body(s, k):
+      s = env.step(s, jax.random.uniform(k, (env.num_envs, 4), minval=-1.0, maxval=1.0))
+      return s, s
+
+    return jax.lax.scan(body, s, jax.random.split(jax.random.PRNGKey(1), STEPS))[1]
+
+  return ml, run(jax.random.PRNGKey(0))
+
+
+@pytest.fixture(scope="module")
+def ml_both():
+  return _ml_rollout(False), _ml_rollout(True)
+
+
+def test_shared_meta_learning_equals_metalearning_bit_for_bit(ml_both):
+  (plain, a), (shared, b) = ml_both
+  assert isinstance(plain, meta.MetaLearning) and isinstance(shared, meta.SharedMetaLearning)
+  assert shared.observation_size == plain.observation_size == 39 + 4 + 2
+  assert shared.episode_length == plain.episode_length == TRIAL[0] * TRIAL[1]
+  done = np.asarray(a.done)
+  assert done.sum() == 2 * N * len(ML_TRAIN), done.sum(0)  # every world ended two trials
+  np.testing.assert_array_equal(np.asarray(b.obs)[..., meta.GOAL_SLICE], 0.0)
+  for field in ("obs", "reward", "done"):
+    np.testing.assert_array_equal(np.asarray(getattr(a, field)), np.asarray(getattr(b, field)), field)
+  assert set(a.metrics) == set(b.metrics) and "trial/success_first" in a.metrics
+  for k in a.metrics:
+    np.testing.assert_array_equal(np.asarray(a.metrics[k]), np.asarray(b.metrics[k]), k)
+  # trial_start is each task's own State in MetaLearning (not shared across tasks): compared by its obs.
+  common = (set(a.info) & set(b.info)) - {"trial_start"}
+  assert {"trial_success", "trial_episode", "trial_steps", "final_obs", "task_id", "target"} <= common
+  for k in common:
+    for x, y in zip(jax.tree.leaves(a.info[k]), jax.tree.leaves(b.info[k])):
+      np.testing.assert_array_equal(np.asarray(x), np.asarray(y), k)
+  starts = [np.asarray(m.info["trial_start"].obs) for m in a.pipeline_state]
+  np.testing.assert_array_equal(np.concatenate(starts, 1), np.asarray(b.info["trial_start"].obs))
+
+
+def test_shared_meta_learning_splits(ml_both):
+  """The held-out split is the same kind of batch with the test tasks; a resize keeps the split and its
+  held-out env; the test split is its own."""
+  _, (shared, _) = ml_both
+  test = shared.evaluation_env
+  assert isinstance(test, meta.SharedMetaLearning) and test.task_names == tuple(ML_TEST)
+  assert test.evaluation_env is test and test.resized(3).evaluation_env.envs_per_task == 3
+  assert test.observation_size == 39 + 4 + 2 and test.rl2_episodes == TRIAL[0]
+  bigger = shared.resized(4)
+  assert bigger.num_envs == 4 * len(ML_TRAIN) and bigger.evaluation_env is test
+  # An evaluation resizes its batch inside a jitted function (agents/common/evaluation.py): the padded
+  # tables (two models of different sizes) are still built as constants, not traced.
+  two = mjx_envs.make(
+    "ML", train_tasks=ML_TRAIN, test_tasks=[*ML_TEST, "drawer-close-v3"], split="test", impl="c"
+  )
+  obs = jax.jit(lambda k: wrappers.batch(two, 4).reset(k).obs)(jax.random.PRNGKey(0))
+  assert obs.shape == (4, 39)
+  plain = mjx_envs.make("ML1", task="push-v3", impl="c")  # no trials: the bare batch, goal hidden
+  assert isinstance(plain, meta.SharedMetaLearning) and plain.observation_size == 39
