@@ -24,6 +24,9 @@ observations, rewards, info and metrics bit for bit (tests/mjx_envs/test_mt_shar
   episode starts after the first auto-reset;
 - C physics only (`impl="c"`): under MJX-JAX the models' own compiled code differs by task.
 
+The meta-learning benchmarks (ML1, ML10, ML45; `meta.SharedMetaLearning`) build on this class with
+`one_hot=False, goal_hidden=True`, RL²'s trials wrapping the whole batch.
+
     mt = mjx_envs.make("MT50", envs_per_task=2)               # on a CPU-only machine: this class
     mt = mjx_envs.make("MT50", envs_per_task=2, shared_code=False)   # MultiTask, as before 2026-11-28
 
