@@ -114,7 +114,7 @@ class Split:
   split: str
   train_tasks: tuple[str, ...]
   test_tasks: tuple[str, ...]
-  build: Callable[[str], MultiTask] | None = None
+  build: Callable[[str], Env] | None = None
 
 
 class _SplitOf:
@@ -164,7 +164,7 @@ class SharedMetaLearning(_SplitOf, wrappers.Wrapper):
   """`MetaLearning` under C physics as one padded batch (`shared.SharedMultiTask`, its goal hidden and no
   one-hot), with RL²'s trials (`rl2_episodes` > 0) over the whole batch: the code all tasks share traced
   once. The same observations, rewards and episodes as `MetaLearning`, world for world
-  (tests/mjx_envs/test_metaworld_meta.py); `tasks` are the bare Sawyer envs."""
+  (tests/mjx_envs/test_mt_shared.py); `tasks` are the bare Sawyer envs."""
 
   batched_natively = True  # `wrappers.batch` resizes it and wraps the whole batch
 
@@ -221,8 +221,8 @@ def make_ml(
   with `num_goals` fixed hidden goals (seeded by `goal_seed`), `envs_per_task` worlds each; with
   `rl2_episodes` = K > 0, RL² trials of K episodes (obs [39 + 4 + 2], else [39]). The same task in both
   lists is ML1's setting (train and test goals of one task). Under C physics with `shared_code` a
-  `SharedMetaLearning` (one padded batch), else a `MetaLearning` (the same episodes). Refuses unknown names, repeats, tasks not
-  built yet, a bad split, num_goals < 1 and rl2_episodes < 0 (ConfigError)."""
+  `SharedMetaLearning` (one padded batch), else a `MetaLearning` (the same episodes). Refuses unknown
+  names, repeats, tasks not built yet, a bad split, num_goals < 1 and rl2_episodes < 0 (ConfigError)."""
   train = check_tasks(benchmark, train_tasks, "train_tasks")
   test = check_tasks(benchmark, test_tasks, "test_tasks")
   if split not in SPLITS:
@@ -265,7 +265,7 @@ def draw_goals(env: sawyer.SawyerEnv, n: int, seed: int) -> np.ndarray:
   return np.asarray(jax.vmap(env.sample_rand_vec)(jax.random.split(jax.random.PRNGKey(seed), n)))
 
 
-def make_ml1(task: str = "push-v3", **config) -> MetaLearning:
+def make_ml1(task: str = "push-v3", **config) -> MetaLearning | SharedMetaLearning:
   """ML1: one task (the paper's: reach-v3, push-v3, pick-place-v3; any of the 50), 50 train and 50 test
   goals. See `make_ml` for the other settings."""
   if not isinstance(task, str):
@@ -273,12 +273,12 @@ def make_ml1(task: str = "push-v3", **config) -> MetaLearning:
   return make_ml([task], [task], benchmark="ML1", **config)
 
 
-def make_ml10(**config) -> MetaLearning:
+def make_ml10(**config) -> MetaLearning | SharedMetaLearning:
   """ML10: train on the reference's 10 train tasks, test on its 5 test tasks (`ML10_TRAIN`, `ML10_TEST`)."""
   return make_ml(ML10_TRAIN, ML10_TEST, benchmark="ML10", **config)
 
 
-def make_ml45(**config) -> MetaLearning:
+def make_ml45(**config) -> MetaLearning | SharedMetaLearning:
   """ML45: train on the reference's 45 train tasks, test on its 5 test tasks (`ML45_TRAIN`, `ML45_TEST`)."""
   return make_ml(ML45_TRAIN, ML45_TEST, benchmark="ML45", **config)
 
