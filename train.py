@@ -28,7 +28,7 @@ import time
 
 START_TIME = time.time()  # the cold-start clock: train.py's first line, before JAX and MuJoCo load
 
-import mjx_envs  # first: guards against the XLA:CPU scan stall before JAX starts
+import mjx_envs  # noqa: F401  # first: guards against the XLA:CPU scan stall before JAX starts
 from mjx_envs import _cpu  # noqa: F401
 
 import jax
@@ -171,28 +171,13 @@ def _or_exit(prefix, fn, *args):
     raise SystemExit("error: " + prefix + " ".join(str(e).split())) from None
 
 
-# Env settings added after runs were written, each with the value that gives the world such a run trained
-# in. A run's config.json holds every env setting of its day, so a key it lacks is newer than the run: the
-# resume keeps the run's world instead of taking today's default (which would change the world under a
-# trained policy, or the state its checkpoints hold).
-ENV_KEYS_ADDED = {
-  "arm": False,  # Meta-World's Sawyer arm (2026-11-27); before it, the free hand
-  "shared_code": False,  # Meta-World's padded multi-task batch (2026-11-28); before it, MultiTask's state
-}
-
-
 def _with_added_env_keys(raw, run_dir):
-  """`raw` (a run's config.json) with the ENV_KEYS_ADDED its env has and the file lacks, each set to the
-  run's own value (printed)."""
-  env = raw.get("env") if isinstance(raw, dict) else None
-  if not isinstance(env, dict) or env.get("name") not in mjx_envs.registered():
-    return raw  # experiment.resolve names the problem
-  defaults = mjx_envs.registry.lookup(env["name"])[1]()
-  added = {k: v for k, v in ENV_KEYS_ADDED.items() if k in defaults and k not in env}
+  """`raw` (a run's config.json) with `experiment.ENV_KEYS_ADDED` filled in where it lacks them (printed)."""
+  raw, added = experiment.with_added_env_keys(raw)
   if added:
     sets = " ".join(f"env.{k}={json.dumps(v)}" for k, v in added.items())
     print(f"--resume {run_dir}: its config.json predates env keys {sorted(added)}: resuming with {sets}")
-  return {**raw, "env": {**env, **added}}
+  return raw
 
 
 def _read_run_config(run_dir):

@@ -636,7 +636,7 @@ def load_exported_policy(path: str, deterministic: bool = True):
     blob = None
   if not isinstance(blob, dict) or blob.get("format") != "mjx-goal-rl policy 1":
     raise ValueError(f"{path}: not a policy file of agents.experiment.export_policy")
-  _, algo = build(resolve(json.loads(blob["config"])))
+  _, algo = build(resolve(with_added_env_keys(json.loads(blob["config"]), state=False)[0]))
   like = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   params = serialization.from_state_dict(like.params, blob["params"])
   obs_norm = serialization.from_state_dict(like.obs_norm, blob["obs_norm"])
@@ -663,13 +663,41 @@ def surgeries(run_dir: str):
     return [json.loads(line) for line in f if line.strip()]
 
 
+# Env settings added after runs were written, each with the value that gives the world such a run trained
+# in. A run's config.json (and an exported policy's config) holds every env setting of its day, so a key
+# it lacks is newer than the run: a resume, a restore or a loaded policy keeps the run's world instead of
+# taking today's default (which would change the world under a trained policy, or the state its
+# checkpoints hold).
+ENV_KEYS_ADDED = {
+  "arm": False,  # Meta-World's Sawyer arm (2026-11-27); before it, the free hand
+  "shared_code": False,  # Meta-World's padded batches (MT 2026-11-28, ML later that day); before: per task
+}
+# Of those, the keys that change only the layout of the env's state (what a checkpoint holds), not the
+# world: a policy without its env state (an exported one) takes today's default.
+STATE_LAYOUT_KEYS = ("shared_code",)
+
+
+def with_added_env_keys(raw: Any, state: bool = True) -> tuple[Any, dict[str, Any]]:
+  """(`raw` with the ENV_KEYS_ADDED its env has and it lacks, each set to the value of the run's day;
+  {the keys filled: value}). `raw`: a run's config as written (config.json, or an exported policy's);
+  anything that is not such a config comes back as it is, for `resolve` to name the problem. state=False
+  (no checkpointed env state to restore): the STATE_LAYOUT_KEYS are left to their defaults."""
+  env = raw.get("env") if isinstance(raw, dict) else None
+  if not isinstance(env, dict) or env.get("name") not in mjx_envs.registered():
+    return raw, {}
+  defaults = mjx_envs.registry.lookup(env["name"])[1]()
+  keys = {k: v for k, v in ENV_KEYS_ADDED.items() if state or k not in STATE_LAYOUT_KEYS}
+  added = {k: v for k, v in keys.items() if k in defaults and k not in env}
+  return ({**raw, "env": {**env, **added}} if added else raw), added
+
+
 def run_config(run_dir: str) -> dict[str, Any]:
   """The resolved config.json of a train.py run directory (FileNotFoundError if there is none)."""
   path = os.path.join(run_dir, "config.json")
   if not os.path.isfile(path):
     raise FileNotFoundError(f"{run_dir}: no config.json, so not a run directory that train.py wrote")
   with open(path) as f:
-    return resolve(json.load(f))
+    return resolve(with_added_env_keys(json.load(f))[0])
 
 
 def restore_checkpoints(run_dir: str, cfg: dict[str, Any], algo, steps):

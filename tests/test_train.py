@@ -346,3 +346,24 @@ def test_resume_keeps_the_world_of_a_run_older_than_an_env_key(capsys):
   assert train._with_added_env_keys(fetch, "runs/x") == fetch
   single = train._with_added_env_keys({"env": {"name": "metaworld/reach-v3"}}, "runs/x")["env"]
   assert single["arm"] is False and "shared_code" not in single  # one task: no multi-task batch
+
+
+def test_a_restored_run_older_than_an_env_key_keeps_its_world(tmp_path):
+  """`experiment.run_config` (behind load_policy, evaluate_run, export_policy) fills the keys as a resume
+  does: the committed RL² run of 2026-11-26 is read back on the free hand and the per-task build, not
+  today's arm."""
+  root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  src = os.path.join(root, "benchmarks/results/metaworld/2026-11-26/rl2_ml10_cpu_1h/config.json")
+  with open(src) as f:
+    cfg = json.load(f)
+  assert "arm" not in cfg["env"] and "shared_code" not in cfg["env"]
+  (tmp_path / "config.json").write_text(json.dumps(cfg))
+  env = experiment.run_config(str(tmp_path))["env"]
+  assert env["arm"] is False and env["shared_code"] is False and env["rl2_episodes"] == 3
+  cfg["env"].update(arm=True, shared_code=True)
+  (tmp_path / "config.json").write_text(json.dumps(cfg))
+  env = experiment.run_config(str(tmp_path))["env"]
+  assert env["arm"] is True and env["shared_code"] is True
+  # An exported policy holds no env state: only the world's keys are filled.
+  env = experiment.with_added_env_keys({"env": {"name": "ML10"}}, state=False)[0]["env"]
+  assert env == {"name": "ML10", "arm": False}
