@@ -1,6 +1,8 @@
 """Compile time and steps/s of Meta-World's multi-task batches on the C backend: MT10 against MT50, each
 as `MultiTask` (every task's code traced on its own) and as `SharedMultiTask` (the shared code traced once;
-`mjx_envs/metaworld/shared.py`), side by side in one process, no compilation cache.
+`mjx_envs/metaworld/shared.py`), side by side in one process, no compilation cache. The meta-learning
+benchmarks too (`--envs ML10,ML45`: `MetaLearning` against `SharedMetaLearning`, with RL²'s trials of
+`--rl2-episodes`).
 
 For each benchmark and build: the training-wrapped batch (EpisodeLimit, EpisodeStats, AutoReset;
 `wrappers.wrap_for_training`), its reset and its step compiled (lowering + XLA compile seconds, StableHLO
@@ -9,6 +11,7 @@ the best of `--repeats`).
 
     python benchmarks/mt_compile.py                                   # MT10, MT50; 2 worlds per task
     python benchmarks/mt_compile.py --envs-per-task 10 --json runs/mt_compile.json
+    python benchmarks/mt_compile.py --envs ML10,ML45 --envs-per-task 1 --rl2-episodes 3
 """
 
 from __future__ import annotations
@@ -28,10 +31,13 @@ import jax.numpy as jnp
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def measure(name: str, shared: bool, envs_per_task: int, steps: int, repeats: int) -> dict:
+def measure(
+  name: str, shared: bool, envs_per_task: int, steps: int, repeats: int, rl2_episodes: int = 0
+) -> dict:
   """One row: compile seconds of the wrapped reset and step, and ctrl steps/s of a scan of `steps`."""
   t0 = time.perf_counter()
-  mt = mjx_envs.make(name, envs_per_task=envs_per_task, impl="c", shared_code=shared)
+  trials = {"rl2_episodes": rl2_episodes} if name.startswith("ML") else {}
+  mt = mjx_envs.make(name, envs_per_task=envs_per_task, impl="c", shared_code=shared, **trials)
   env = wrappers.wrap_for_training(mt, mt.num_envs)
   build_s = time.perf_counter() - t0
   key = jax.random.PRNGKey(0)
@@ -64,7 +70,7 @@ def measure(name: str, shared: bool, envs_per_task: int, steps: int, repeats: in
     best = min(best, time.perf_counter() - t)
   return {
     "env": name,
-    "build": "SharedMultiTask" if shared else "MultiTask",
+    "build": type(mt).__name__,
     "worlds": mt.num_envs,
     "build_s": build_s,
     "reset_lower_s": t1 - t0,
@@ -83,6 +89,7 @@ def main(argv=None):
   p.add_argument("--steps", type=int, default=100, help="scan length of the steps/s measurement")
   p.add_argument("--repeats", type=int, default=3)
   p.add_argument("--builds", default="shared,plain", help="shared (SharedMultiTask), plain (MultiTask)")
+  p.add_argument("--rl2-episodes", type=int, default=0, help="ML envs: RL² trials of this many episodes")
   p.add_argument("--json", default=None)
   args = p.parse_args(argv)
   jax.config.update("jax_enable_compilation_cache", False)
@@ -93,7 +100,7 @@ def main(argv=None):
   print("|---|---|---:|---:|---:|---:|---:|")
   for name in args.envs.split(","):
     for build in args.builds.split(","):
-      r = measure(name, build == "shared", args.envs_per_task, args.steps, args.repeats)
+      r = measure(name, build == "shared", args.envs_per_task, args.steps, args.repeats, args.rl2_episodes)
       rows.append(r)
       print(
         f"| {r['env']} | {r['build']} | {r['worlds']} | {r['reset_lower_s']:.1f} + {r['reset_compile_s']:.1f} | "
