@@ -625,7 +625,11 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   seed = rc["seed"]
   mesh = sharding.data_mesh(c.num_envs, devices)
   ckpt = Checkpointer(run_dir, max_to_keep=rc["keep_checkpoints"])
-  updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates))
+  resuming = resume and ckpt.latest_step() is not None
+  # A chunk is run.eval_every updates, or what is left of the run when that is less (a resume that
+  # extends a run by less than a chunk trains to its new total, not past it).
+  done_updates = ckpt.meta()["env_steps"] // c.steps_per_update if resuming else 0
+  updates_per_chunk = max(1, min(rc["eval_every"], c.num_updates - done_updates))
   print(
     f"[{name}] env={cfg['env']['name']} devices={len(devices)} x {devices[0].platform} "
     f"num_envs={c.num_envs} updates={c.num_updates} ({c.steps_per_update} steps each)",
@@ -633,7 +637,6 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   )
 
   t0 = time.time()
-  resuming = resume and ckpt.latest_step() is not None
   old_cfg = stored if resuming else None  # its architecture: what surgery compares against
   changed = surgery.changed_fields(old_cfg["agent"], cfg["agent"]) if resuming else []
   if changed and not getattr(algo, "supports_surgery", True):
@@ -674,10 +677,14 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   )
 
   steps_per_chunk = updates_per_chunk * c.steps_per_update
-  total_chunks = -(-c.num_updates // updates_per_chunk)
+  # What is left is counted in env steps, not chunks: a resume may change the chunk's size (run.eval_every,
+  # or a total_env_steps below it), and the run's chunk counter (checkpoint names, changes.jsonl) goes on.
+  done = meta["env_steps"]
+  left = max(0, c.num_updates - done // c.steps_per_update)
+  num_chunks = -(-left // updates_per_chunk)
   headline = getattr(algo, "headline", HEADLINE)
-  logger = Logger(run_dir, total_chunks * steps_per_chunk, meta["env_steps"], progress, headline)
-  if meta["chunks"] >= total_chunks:
+  logger = Logger(run_dir, done + num_chunks * steps_per_chunk, done, progress, headline)
+  if num_chunks == 0:
     print(
       f"[{name}] nothing to train: {meta['env_steps']} env steps done, agent.total_env_steps="
       f"{cfg['agent'].get('total_env_steps')}; --resume {run_dir} --steps N goes on to N",
@@ -687,14 +694,15 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   session0 = time.time()  # run.max_minutes counts this invocation's training time only
   row = None
   try:
-    for chunk in range(meta["chunks"], total_chunks):
+    for i in range(num_chunks):
+      chunk = meta["chunks"] + i  # the run's count of chunks before this one
       t = time.time()
       ts, m = compiled(ts)
       m = jax.device_get(m)
       sps = steps_per_chunk / (time.time() - t)
       k_eval = jax.random.fold_in(jax.random.PRNGKey(seed + 1), chunk)
       ev = jax.device_get(evaluate_with(algo, fns, ts.params, ts.obs_norm, k_eval))
-      env_steps = (chunk + 1) * steps_per_chunk
+      env_steps = done + (i + 1) * steps_per_chunk
       row = {
         "env_steps": env_steps,
         "wall_s": round(time.time() - wall0, 3),
@@ -704,7 +712,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       # Counting FLOPs lowers every loop body of the train chunk (15-60 s of a core): started once the
       # first chunk has run, so it never delays the start, and only when 3 or more chunks are still to
       # come, where the figure is worth the CPU it takes from training.
-      if rc["count_flops"] and flops_future is None and total_chunks - chunk - 1 >= 3:
+      if rc["count_flops"] and flops_future is None and num_chunks - i - 1 >= 3:
         flops_future = count_flops(algo, seed, updates_per_chunk)
       if flops_future is not None and flops_future.done() and flops_future.exception() is None:
         per_step = flops_future.result()["flops"] / updates_per_chunk
@@ -712,12 +720,11 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
         # architecture: surgery); a checkpoint without it is counted at today's cost per step.
         before = meta.get("pflops_days")
         if before is None:
-          before = flops.pflops_days(per_step * meta["chunks"] * updates_per_chunk)
+          before = flops.pflops_days(per_step * (done // c.steps_per_update))
         row.update(
           {
             "compute/flops_per_step": per_step,
-            "compute/pflops_days": before
-            + flops.pflops_days(per_step * (chunk + 1 - meta["chunks"]) * updates_per_chunk),
+            "compute/pflops_days": before + flops.pflops_days(per_step * (i + 1) * updates_per_chunk),
           }
         )
       if chunk == 0 and meta["chunks"] == 0:
@@ -732,7 +739,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
         )
       logger.log(row)
       out_of_time = rc["max_minutes"] > 0 and time.time() - session0 >= 60 * rc["max_minutes"]
-      if (chunk + 1) % rc["checkpoint_every"] == 0 or chunk + 1 == total_chunks or out_of_time:
+      if (chunk + 1) % rc["checkpoint_every"] == 0 or i + 1 == num_chunks or out_of_time:
         ckpt.save(
           chunk + 1,
           experiment.checkpoint_view(algo, ts),

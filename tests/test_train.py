@@ -201,6 +201,11 @@ def test_resume_with_steps_extends_the_run_for_later_resumes(tmp_path):
   assert change["changed"]["run.max_minutes"][1] == 30
   steps = [json.loads(line)["env_steps"] for line in open(os.path.join(run_dir, "metrics.jsonl"))]
   assert steps == [80, 160, 240, 320]
+  # A resume whose chunk is another size (here 2 updates, not 1) goes on from the env steps done.
+  out = run("--resume", run_dir, "--steps", "640", "--set", "run.eval_every=2", "--no-progress")
+  assert "nothing to train" not in out, out[-2000:]
+  steps = [json.loads(line)["env_steps"] for line in open(os.path.join(run_dir, "metrics.jsonl"))]
+  assert steps == [80, 160, 240, 320, 480, 640]
 
 
 def test_resume_after_sigkill_is_exact(tmp_path):

@@ -36,6 +36,13 @@ class Checkpointer:
   def latest_step(self):
     return self.manager.latest_step()
 
+  def meta(self, step: int | None = None) -> dict[str, Any]:
+    """The meta dict of checkpoint `step` (default: the latest) alone, without its state."""
+    step = self.latest_step() if step is None else step
+    if step is None:
+      raise FileNotFoundError(f"no checkpoint in {self.manager.directory}")
+    return self.manager.restore(step, args=ocp.args.Composite(meta=ocp.args.JsonRestore())).meta
+
   def restore(self, abstract_state: Any, step: int | None = None) -> tuple[Any, dict[str, Any]]:
     """Restores onto the structure (and shardings) of `abstract_state` (e.g. `jax.eval_shape(init)`)."""
     step = self.latest_step() if step is None else step
