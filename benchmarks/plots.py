@@ -453,9 +453,11 @@ def mt10_long(out: str) -> None:
   ):
     if os.path.exists(_path("metaworld", "2026-11-27", run, "metrics.jsonl")):
       series.append((_rows("metaworld", "2026-11-27", run, "metrics.jsonl"), color, label))
-  if os.path.exists(_path("metaworld", "2026-11-28", "mtsac_mt10_cpu_arm_seed0", "metrics.jsonl")):
-    arm = _rows("metaworld", "2026-11-28", "mtsac_mt10_cpu_arm_seed0", "metrics.jsonl")
-    series.append((arm, "C5", "2026-11-28: the reference's arm (the default world), seed 0"))
+  for seed, color in ((0, "C5"), (1, "C6")):
+    run = f"mtsac_mt10_cpu_arm_seed{seed}"
+    if os.path.exists(_path("metaworld", "2026-11-28", run, "metrics.jsonl")):
+      arm = _rows("metaworld", "2026-11-28", run, "metrics.jsonl")
+      series.append((arm, color, f"2026-11-28: the reference's arm (the default world), seed {seed}"))
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
   for rows, color, label in series:
     xs, ys = _series(rows, "eval/success_rate")
