@@ -680,7 +680,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   # What is left is counted in env steps, not chunks: a resume may change the chunk's size (run.eval_every,
   # or a total_env_steps below it), and the run's chunk counter (checkpoint names, changes.jsonl) goes on.
   done = meta["env_steps"]
-  left = max(0, c.num_updates - done // c.steps_per_update)
+  left = max(0, c.num_updates - done_updates)
   num_chunks = -(-left // updates_per_chunk)
   headline = getattr(algo, "headline", HEADLINE)
   logger = Logger(run_dir, done + num_chunks * steps_per_chunk, done, progress, headline)
