@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from mjx_envs import cphysics
 from mjx_envs.elliptic_newton import fast_elliptic_newton
+from mjx_envs.jdotv import c_jdotv
 
 import abc
 from collections.abc import Mapping, Sequence
@@ -320,7 +321,8 @@ class MjxEnv(Env):
       return mjx.step(m.replace(**model_fields) if model_fields else m, d), None
 
     fracs = jnp.arange(1, self.n_substeps + 1, dtype=jnp.float32) / self.n_substeps
-    with fast_elliptic_newton():  # the same Newton step, without MJX's O(ncon * nefc^2) cone Hessian
+    # The same Newton step without MJX's O(ncon * nefc^2) cone Hessian; welds with C MuJoCo's J̇v term.
+    with fast_elliptic_newton(), c_jdotv():
       return jax.lax.scan(body, data, fracs)[0]
 
   def reset_forward(self, data: mjx.Data, model_fields: Mapping[str, jax.Array] | None = None) -> mjx.Data:

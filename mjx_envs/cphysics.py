@@ -41,7 +41,9 @@ the episode ends with `info['diverged']` as under MJX.
 Agreement with MJX-JAX (the same model stepped by two engines; tests in each family's test file, 4 worlds
 of random actions, measured 2026-11-25): Fetch within 5e-6 over 10 control steps, the block world 9e-5,
 Meta-World drawer-open 1.2e-6; hide-and-seek: equal lidar and vision at the reset, then agents within
-0.007 and boxes within 0.02 over 3 steps (a box placed at rest height settles differently). Where the two
+0.007 and boxes within 0.02 over 3 steps (a box placed at rest height settles differently). C MuJoCo
+>= 3.7 gives connect and weld rows a J̇v term that MJX-JAX lacks; `MjxEnv.physics_step` adds it to MJX
+(`mjx_envs.jdotv`), without which the Meta-World arm's hand parts by 6.5e-5 m in 10 steps. Where the two
 engines' answers differ physically it is C MuJoCo's that is the reference; known: a block held at a
 45-degree grasp creeps 7.1 mm over 4 s in C against under 6 mm in MJX (tests/mjx_envs/test_blocks.py).
 
