@@ -1,10 +1,10 @@
-"""RL² on ML10 on a 2-core CPU: rl2_ml10's settings, one world per task, short trials, 60 minutes.
+"""RL² on ML10 on a 2-core CPU: rl2_ml10's settings, five worlds per task, short trials, 60 minutes.
 
 Trials of 3 episodes of 150 steps (the paper: 10 of 500), 50 worlds (5 per train task) x 50 steps per
 update, a 64-wide LSTM, 4 epochs of 2 minibatches; evaluation on 10 trials, 2 per test task
 (eval/success_rate: the last episode of a trial, averaged over the 5 test tasks; the paper's RL²: 35.8%).
 50 worlds since 2026-11-28 (10 before): on the padded batch they step ~7,000 env steps/s here, and the
-20M env steps take 75 minutes (BENCHMARKS.md, "RL2 on ML10 with 50 worlds").
+20M env steps took 75 minutes with the stop raised to 85 (BENCHMARKS.md, "RL2 on ML10 with 50 worlds").
 
 The figures of MEASURED and BENCHMARKS.md up to 2026-11-27 were taken on the free hand of the worlds
 before the arm (`mjx_envs/metaworld/sawyer.py`); `--set env.arm=false` reproduces those worlds.
