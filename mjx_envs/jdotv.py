@@ -10,12 +10,15 @@ MJX as float32; 3e-8 for the free hand, whose weld Jacobian barely turns). With 
 carries the term too (tests/mjx_envs/test_jdotv.py; the arm's gap in BENCHMARKS.md, "The arm's
 MJX-against-C gap").
 
-How: within the block, MJX's `make_constraint` computes, after its own rows, J̇v of the connect and weld
-rows as a forward-mode derivative, jax.jvp of qpos -> J(qpos) @ qvel along dq/dt (qvel for hinges and
-slides, q * (0, w) / 2 for the quaternions of free and ball joints), and subtracts it from their efc_aref,
-as C does. That is exact (C's `mj_jacDot` is the analytic time derivative of the same rows; the test
-compares both with a finite difference) and costs one more forward-mode pass of the kinematics per substep,
-traced only for models with a connect or weld.
+How: within the block, MJX's `fwd_velocity` (which computes cvel and cdof_dot) is followed by C's
+`mj_Jdotv` written in JAX: per connect or weld, the time derivative of the two anchor points' Jacobians
+(`mj_jacDot`: cdof_dot, quaternion dofs from the body's cvel, the offset and point-velocity corrections)
+times qvel, and for a weld's rotation rows the product rule over 0.5 * neg(q1) * (J0 - J1) v * q0 *
+relpose; the result is subtracted from the rows' efc_aref. The dof chains are found once, in numpy, so
+the cost is a few small products per equality (traced only for models with a connect or weld). A
+forward-mode derivative (jax.jvp of qpos -> J(qpos) qvel) gives the same numbers (the test compares both
+with a finite difference) but made a drawer-open mjx.step 12x slower on the CPU (28 -> 344 ms): the
+kinematics' tree scans under jvp.
 
 The reference packages (gymnasium-robotics on MuJoCo 3.3.7, metaworld on 3.3.0) predate the term: on the
 reference's own Sawyer model MuJoCo 4.0 moves the hand 0.20 mm (mean; max 1.30 mm) from where 3.3.0 does
@@ -38,8 +41,8 @@ import numpy as np
 
 try:
   from mujoco.mjx._src import constraint as _constraint
+  from mujoco.mjx._src import forward as _forward
   from mujoco.mjx._src import math as _math
-  from mujoco.mjx._src import smooth as _smooth
   from mujoco.mjx._src.types import ConstraintType, DisableBit, EqType, JointType
 
   _IMPORT_ERROR = None
@@ -57,9 +60,9 @@ def compatibility_problem() -> str | None:
     return f"C MuJoCo {mujoco.mj_versionString()} has no J̇v term (added in 3.7.0): nothing to match"
   if _constraint is None:
     return f"MJX's private constraint module cannot be imported ({_IMPORT_ERROR})"
-  target = getattr(_constraint, "make_constraint", None)
-  if target is _make_constraint:
+  if getattr(_forward, "fwd_velocity", None) is _fwd_velocity:
     return None
+  target = getattr(_constraint, "make_constraint", None)
   try:
     src = inspect.getsource(target)
   except (OSError, TypeError) as e:
@@ -70,46 +73,102 @@ def compatibility_problem() -> str | None:
   order = [src.find(f"_efc_equality_{k}(m, d)") for k in ("connect", "weld", "joint", "tendon")]
   if min(order) < 0 or order != sorted(order):
     return "MJX's make_constraint no longer starts with the connect rows, then the weld rows"
+  try:
+    fwd = inspect.getsource(_forward.forward)
+  except (OSError, TypeError) as e:
+    return f"the source of mujoco.mjx._src.forward.forward cannot be read ({e})"
+  if "fwd_velocity(m, d)" not in fwd or "jdot" in inspect.getsource(_forward.fwd_velocity).lower():
+    return "MJX's forward no longer calls fwd_velocity, or fwd_velocity has a J̇v term of its own"
   return None
 
 
-def _qpos_rate(m, qpos: jax.Array, qvel: jax.Array) -> jax.Array:
-  """dq/dt [nq] of qpos [nq] moving with qvel [nv] (free and ball quaternions: q * (0, w) / 2)."""
-  parts, qi, vi = [], 0, 0
-  for typ in np.asarray(m.jnt_type):
-    if typ == JointType.FREE:
-      parts += [qvel[vi : vi + 3], 0.5 * _math.quat_mul_axis(qpos[qi + 3 : qi + 7], qvel[vi + 3 : vi + 6])]
-      qi, vi = qi + 7, vi + 6
-    elif typ == JointType.BALL:
-      parts.append(0.5 * _math.quat_mul_axis(qpos[qi : qi + 4], qvel[vi : vi + 3]))
-      qi, vi = qi + 4, vi + 3
-    else:  # hinge, slide
-      parts.append(qvel[vi : vi + 1])
-      qi, vi = qi + 1, vi + 1
-  return jnp.concatenate(parts) if parts else jnp.zeros_like(qpos)
+def _chain(m, body: int) -> np.ndarray:
+  """bool [nv]: the dofs that move `body` (its own and its ancestors')."""
+  parent, dof_body = np.asarray(m.body_parentid), np.asarray(m.dof_bodyid)
+  bodies = {0}
+  while body > 0:
+    bodies.add(int(body))
+    body = int(parent[body])
+  return np.isin(dof_body, sorted(bodies))
+
+
+def _jac_dot_v(m, d, point: jax.Array, body: int) -> tuple[jax.Array, jax.Array]:
+  """(translational [3], rotational [3]) J̇v of `point` fixed to `body`, as C's mj_jacDot times qvel."""
+  mask = _chain(m, body)
+  if not mask.any():
+    return jnp.zeros(3, d.qvel.dtype), jnp.zeros(3, d.qvel.dtype)
+  dofs = np.flatnonzero(mask)
+  offset = point - d.subtree_com[int(np.asarray(m.body_rootid)[body])]
+  cvel = d.cvel[body]
+  pvel_lin = cvel[3:] - jnp.cross(offset, cvel[:3])
+  jnt = np.asarray(m.dof_jntid)[dofs]
+  typ, adr = np.asarray(m.jnt_type)[jnt], np.asarray(m.jnt_dofadr)[jnt]
+  is_quat = (typ == JointType.BALL) | ((typ == JointType.FREE) & (dofs >= adr + 3))
+  cdof, cdof_dot = d.cdof[dofs], d.cdof_dot[dofs]
+  if is_quat.any():  # C recomputes these from the dof's own body velocity
+    own = jax.vmap(_math.motion_cross)(d.cvel[np.asarray(m.dof_bodyid)[dofs]], cdof)
+    cdof_dot = jnp.where(is_quat[:, None], own, cdof_dot)
+  v = d.qvel[dofs]
+  jp = cdof_dot[:, 3:] + jnp.cross(cdof_dot[:, :3], offset) + jnp.cross(cdof[:, :3], pvel_lin)
+  return v @ jp, v @ cdof_dot[:, :3]
+
+
+def _deriv_quat(q: jax.Array, omega: jax.Array) -> jax.Array:
+  """dq/dt [4] of an orientation q turning at omega [3] given in the world frame (C's mju_derivQuat)."""
+  return 0.5 * _math.quat_mul(jnp.concatenate([jnp.zeros(1, omega.dtype), omega]), q)
 
 
 def jdotv(m, d) -> jax.Array | None:
-  """J̇v [rows] of the connect rows then the weld rows of `d` (an mjx.Data after `mjx.kinematics` and
-  `mjx.com_pos`), in MJX's row order; None if the model has neither (or equality is disabled)."""
+  """J̇v [rows] of the connect rows then the weld rows of `d` (an mjx.Data after `fwd_position` and
+  `fwd_velocity`: it reads cvel and cdof_dot), in MJX's row order; None if the model has neither (or
+  equality is disabled)."""
   if m.opt.disableflags & (DisableBit.CONSTRAINT | DisableBit.EQUALITY):
     return None
-  if not np.isin(np.asarray(m.eq_type), (EqType.CONNECT, EqType.WELD)).any():
+  eq_type = np.asarray(m.eq_type)
+  ids = [np.flatnonzero(eq_type == t) for t in (EqType.CONNECT, EqType.WELD)]
+  if not sum(len(i) for i in ids):
     return None
+  site_body = np.asarray(m.site_bodyid)
+  out = []
+  for kind, eq_ids in zip(("connect", "weld"), ids):
+    for i in eq_ids:
+      obj1, obj2 = int(m.eq_obj1id[i]), int(m.eq_obj2id[i])
+      is_site = int(m.eq_objtype[i]) == int(mujoco.mjtObj.mjOBJ_SITE)
+      b1, b2 = (int(site_body[obj1]), int(site_body[obj2])) if is_site else (obj1, obj2)
+      data = m.eq_data[i]
+      a1, a2 = (data[0:3], data[3:6]) if kind == "connect" else (data[3:6], data[0:3])
+      if is_site:
+        p1, p2 = d.site_xpos[obj1], d.site_xpos[obj2]
+      else:
+        p1, p2 = d.xmat[b1] @ a1 + d.xpos[b1], d.xmat[b2] @ a2 + d.xpos[b2]
+      t1, r1 = _jac_dot_v(m, d, p1, b1)
+      t2, r2 = _jac_dot_v(m, d, p2, b2)
+      rows = [t1 - t2]
+      if kind == "weld":
+        q0, q1 = d.xquat[b1], d.xquat[b2]
+        if is_site:
+          q0, q1 = _math.quat_mul(q0, m.site_quat[obj1]), _math.quat_mul(q1, m.site_quat[obj2])
+        relpose = jnp.array([1.0, 0.0, 0.0, 0.0]) if is_site else data[6:10]
+        q0r, negq1 = _math.quat_mul(q0, relpose), _math.quat_inv(q1)
+        w1, w2 = d.cvel[b1][:3], d.cvel[b2][:3]
+        dw = w1 - w2
+        qdot0r = _math.quat_mul(_deriv_quat(q0, w1), relpose)
+        negqdot1 = _math.quat_inv(_deriv_quat(q1, w2))
+        term = (
+          _math.quat_mul(_math.quat_mul_axis(negqdot1, dw), q0r)
+          + _math.quat_mul(_math.quat_mul_axis(negq1, r1 - r2), q0r)
+          + _math.quat_mul(_math.quat_mul_axis(negq1, dw), qdot0r)
+        )
+        rows.append(0.5 * term[1:] * data[10])
+      out.append(jnp.concatenate(rows) * d.eq_active[i])
+  return jnp.concatenate(out)
 
-  def jv(qpos):
-    dq = _smooth.com_pos(m, _smooth.kinematics(m, d.replace(qpos=qpos)))
-    rows = [f(m, dq) for f in (_constraint._efc_equality_connect, _constraint._efc_equality_weld)]  # pylint: disable=protected-access
-    return jnp.concatenate([r.J for r in rows if r is not None]) @ d.qvel
 
-  return jax.jvp(jv, (d.qpos,), (_qpos_rate(m, d.qpos, d.qvel),))[1]
+_ORIGINAL = getattr(_forward, "fwd_velocity", None) if _constraint is not None else None
 
 
-_ORIGINAL = getattr(_constraint, "make_constraint", None) if _constraint is not None else None
-
-
-def _make_constraint(m, d):
-  """MJX's make_constraint, then C MuJoCo's J̇v subtracted from the connect and weld rows' efc_aref."""
+def _fwd_velocity(m, d):
+  """MJX's fwd_velocity, then C MuJoCo's J̇v subtracted from the connect and weld rows' efc_aref."""
   d = _ORIGINAL(m, d)
   jdv = jdotv(m, d)
   if jdv is None:
@@ -128,9 +187,9 @@ def c_jdotv():
     if compatibility_problem() is not None:
       yield
       return
-    previous = _constraint.make_constraint
-    _constraint.make_constraint = _make_constraint
+    previous = _forward.fwd_velocity
+    _forward.fwd_velocity = _fwd_velocity
     try:
       yield
     finally:
-      _constraint.make_constraint = previous
+      _forward.fwd_velocity = previous
