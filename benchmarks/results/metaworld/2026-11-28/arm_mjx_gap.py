@@ -1,8 +1,9 @@
 """MJX-JAX against C MuJoCo on the arm's Sawyer world (drawer-open, no env code: mjx.step and mj_step on the
 same model, settled state and mocap targets, 10 control steps of 5 substeps): the hand's and qpos' gap per step.
 
-    python arm_mjx_gap.py 32|64 arm|free [ts1] [nodamp] [nolimit]   # float32 or float64 MJX (jax_enable_x64);
-    # ts1: weld torquescale 1; nodamp: joint damping 0; nolimit: joint limits off (both engines)
+    python arm_mjx_gap.py 32|64 arm|free [ts1] [nodamp] [nolimit] [jdotv]   # float32 or float64 MJX (jax_enable_x64);
+    # ts1: weld torquescale 1; nodamp: joint damping 0; nolimit: joint limits off (both engines);
+    # jdotv: MJX within mjx_envs.jdotv.c_jdotv() (C MuJoCo's J̇v term; output in jdotv/arm_gap_with_jdotv.txt)
 """
 
 import sys
@@ -14,8 +15,11 @@ import jax
 
 jax.config.update("jax_enable_x64", x64)
 from mjx_envs.elliptic_newton import fast_elliptic_newton
+from mjx_envs.jdotv import c_jdotv
 from mjx_envs.metaworld import sawyer
 from mjx_envs.metaworld import tasks as T
+
+import contextlib
 
 import mujoco
 import numpy as np
@@ -51,7 +55,7 @@ print("dtype", dx.qpos.dtype)
 @jax.jit
 def ctrl_step(dx, mpos, ctrl):
   dx = dx.replace(mocap_pos=mpos, ctrl=ctrl)
-  with fast_elliptic_newton():
+  with fast_elliptic_newton(), c_jdotv() if "jdotv" in sys.argv else contextlib.nullcontext():
     for _ in range(env.n_substeps):
       dx = mjx.step(mx, dx)
   return dx
