@@ -1,43 +1,39 @@
-"""What the J̇v term costs MJX-JAX: drawer-open with the arm, impl="jax", 8 worlds, a jitted env.step
-(5 substeps), compiled and timed with `c_jdotv()` and with MJX's own rows (core.c_jdotv swapped for a null
-context), interleaved A B A B in one process. A plain script sets no persistent compilation cache, so every
-compile is cold.
-
-    python benchmarks/results/metaworld/2026-11-28/jdotv/mjx_cost.py
+"""What the J̇v term costs MJX-JAX: the arm's drawer-open model, N worlds, a jitted vmapped mjx.step (one
+substep, elliptic_newton's Hessian as the envs use it), lowered, compiled and stepped 5 times, with
+`c_jdotv()` or without. One process per measurement (no persistent compilation cache: cold compiles);
+run interleaved, e.g. `for w in without with without with; do python mjx_cost.py $w 8; done`
+(output: mjx_cost.txt).
 """
 
-import mjx_envs
-from mjx_envs import core, jdotv
+from mjx_envs.elliptic_newton import fast_elliptic_newton
+from mjx_envs.jdotv import c_jdotv
+from mjx_envs.metaworld import sawyer
+from mjx_envs.metaworld import tasks as T
 
 import contextlib
+import sys
 import time
 
 import jax
 import jax.numpy as jnp
+from mujoco import mjx
 
-N, STEPS = 8, 20
-
-
-def measure(with_term):
-  core.c_jdotv = jdotv.c_jdotv if with_term else contextlib.nullcontext
-  env = mjx_envs.make("metaworld/drawer-open-v3", impl="jax")
-  state = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.PRNGKey(0), N))
-  step = jax.jit(jax.vmap(env.step))
-  act = jnp.zeros((N, env.action_size))
+env = sawyer.SawyerEnv(T.module("drawer-open-v3").TASK, impl="jax", arm=True)
+mx = env.mjx_model
+with_term = sys.argv[1] == "with"
+N = int(sys.argv[2])
+dx = jax.vmap(lambda _: mjx.make_data(mx))(jnp.arange(N))
+with fast_elliptic_newton(), c_jdotv() if with_term else contextlib.nullcontext():
+  f = jax.jit(jax.vmap(lambda d: mjx.step(mx, d)))
   t = time.perf_counter()
-  compiled = step.lower(state, act).compile()
-  compile_s = time.perf_counter() - t
-  state = jax.block_until_ready(compiled(state, act))
-  t = time.perf_counter()
-  for k in range(STEPS):
-    state = compiled(state, act.at[:, 0].set(0.5 * (-1) ** (k // 5)))
-  jax.block_until_ready(state)
-  return compile_s, (time.perf_counter() - t) / STEPS
-
-
-for with_term in (True, False, True, False):
-  c, s = measure(with_term)
-  print(
-    f"{'with J̇v' if with_term else 'MJX own '}: compile {c:.1f} s, step {s * 1e3:.1f} ms ({N} worlds)",
-    flush=True,
-  )
+  low = f.lower(dx)
+  t1 = time.perf_counter()
+  c = low.compile()
+  t2 = time.perf_counter()
+print(sys.argv[1:], f"lower {t1 - t:.1f} s compile {t2 - t1:.1f} s", flush=True)
+out = jax.block_until_ready(c(dx))
+t = time.perf_counter()
+for _ in range(5):
+  out = c(out)
+jax.block_until_ready(out)
+print(f"step {(time.perf_counter() - t) / 5 * 1e3:.1f} ms", flush=True)
