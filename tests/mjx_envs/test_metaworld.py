@@ -233,8 +233,7 @@ def test_mjx_jax_agrees_with_the_c_backend_with_the_arm():
   by up to 1.1e-4 m: C MuJoCo >= 3.7 gives weld rows a J̇v term MJX-JAX lacks, and on the arm's 7-joint
   chain it is not negligible. `MjxEnv.physics_step` now adds it to MJX (mjx_envs/jdotv.py): measured
   2026-11-28, hand 3.0e-7, every other entry 1.2e-6 (float32). Bars 2e-6 and 5e-6; without the term the
-  hand's bar fails (1.1e-4). Run with MJX_TEST_FULL_OPT=1 (at XLA's default level: 174 s on the shared
-  CPU before the term, 33 min beside two training runs after it)."""
+  hand's bar fails (1.1e-4). Run with MJX_TEST_FULL_OPT=1 (at XLA's default level: 122 s on the CPU)."""
   import impl_parity  # pylint: disable=import-outside-toplevel
 
   c_obs, c_div = impl_parity.rollout(mjx_envs.make("metaworld/drawer-open-v3", impl="c"), 4, 10)
