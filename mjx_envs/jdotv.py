@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import threading
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -179,12 +180,31 @@ def _fwd_velocity(m, d):
   return d.tree_replace({"_impl.efc_aref": aref.at[:n].add(-jdv.astype(aref.dtype))})
 
 
+_WARNED = False
+
+
+def _warn_once(problem: str) -> None:
+  global _WARNED
+  if _WARNED:
+    return
+  _WARNED = True
+  warnings.warn(
+    f"mjx_envs.jdotv: {problem}; MJX-JAX steps without C MuJoCo's J̇v term, so welded arms part from the "
+    "C backend by ~1e-4 m in 10 steps (tests/mjx_envs/test_jdotv.py re-validates the patch)",
+    RuntimeWarning,
+    stacklevel=4,
+  )
+
+
 @contextlib.contextmanager
 def c_jdotv():
   """Within this block, tracing `mjx.step` / `mjx.forward` gives connect and weld rows C MuJoCo's J̇v term
   (when `compatibility_problem()` is None; otherwise MJX is left as it is)."""
   with _LOCK:
-    if compatibility_problem() is not None:
+    problem = compatibility_problem()
+    if problem is not None:
+      if mujoco.mj_version() >= C_JDOTV_VERSION:
+        _warn_once(problem)
       yield
       return
     previous = _forward.fwd_velocity

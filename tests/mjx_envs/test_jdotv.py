@@ -151,3 +151,16 @@ def _state(m, d):
   s = np.empty(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_INTEGRATION))
   mujoco.mj_getState(m, d, s, mujoco.mjtState.mjSTATE_INTEGRATION)
   return s
+
+
+def test_c_jdotv_leaves_mjx_alone_and_warns_when_it_cannot_patch(monkeypatch):
+  from mujoco.mjx._src import forward  # pylint: disable=import-outside-toplevel
+
+  monkeypatch.setattr(jdotv, "compatibility_problem", lambda: "MJX changed")
+  monkeypatch.setattr(jdotv, "_WARNED", False)
+  before = forward.fwd_velocity
+  if mujoco.mj_version() >= jdotv.C_JDOTV_VERSION:
+    with pytest.warns(RuntimeWarning, match="MJX changed"), jdotv.c_jdotv():
+      assert forward.fwd_velocity is before
+  with jdotv.c_jdotv():  # once per process
+    assert forward.fwd_velocity is before
