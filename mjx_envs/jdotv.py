@@ -12,10 +12,9 @@ MJX-against-C gap").
 
 How: within the block, MJX's `fwd_velocity` (which computes cvel and cdof_dot) is followed by C's
 `mj_Jdotv` written in JAX: per connect or weld, the time derivative of the two anchor points' Jacobians
-(`mj_jacDot`: cdof_dot, quaternion dofs from the body's cvel, the offset and point-velocity corrections)
-times qvel, and for a weld's rotation rows the product rule over 0.5 * neg(q1) * (J0 - J1) v * q0 *
-relpose; the result is subtracted from the rows' efc_aref. The dof chains are found once, in numpy, so
-the cost is a few small products per equality (traced only for models with a connect or weld). A
+(MJX's `support.jac_dot`, C's `mj_jacDot`) times qvel, and for a weld's rotation rows the product rule over 0.5 * neg(q1) * (J0 - J1) v * q0 *
+relpose; the result is subtracted from the rows' efc_aref: a few small products per equality (traced
+only for models with a connect or weld). A
 forward-mode derivative (jax.jvp of qpos -> J(qpos) qvel) gives the same numbers (the test compares both
 with a finite difference) but made a drawer-open mjx.step 12x slower on the CPU (28 -> 344 ms): the
 kinematics' tree scans under jvp.
@@ -31,6 +30,7 @@ whose `make_constraint` already has the term or orders its rows otherwise, `c_jd
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import threading
 import warnings
@@ -44,7 +44,8 @@ try:
   from mujoco.mjx._src import constraint as _constraint
   from mujoco.mjx._src import forward as _forward
   from mujoco.mjx._src import math as _math
-  from mujoco.mjx._src.types import ConstraintType, DisableBit, EqType, JointType
+  from mujoco.mjx._src import support as _support
+  from mujoco.mjx._src.types import ConstraintType, DisableBit, EqType
 
   _IMPORT_ERROR = None
 except ImportError as e:  # pragma: no cover - an MJX without these private modules
@@ -57,15 +58,26 @@ _LOCK = threading.RLock()
 
 def compatibility_problem() -> str | None:
   """Why `c_jdotv()` would leave MJX-JAX as it is, or None if it adds the term."""
+  if _constraint is not None and getattr(_forward, "fwd_velocity", None) is _fwd_velocity:
+    return None  # nested use
+  return _problem(
+    getattr(_constraint, "make_constraint", None),
+    getattr(_forward, "fwd_velocity", None) if _constraint else None,
+  )
+
+
+@functools.lru_cache(maxsize=8)
+def _problem(make_constraint, fwd_velocity) -> str | None:
+  """compatibility_problem for these MJX functions: their sources read once, not at every trace (a
+  swapped function is a new key, checked again)."""
   if mujoco.mj_version() < C_JDOTV_VERSION:
     return f"C MuJoCo {mujoco.mj_versionString()} has no J̇v term (added in 3.7.0): nothing to match"
   if _constraint is None:
     return f"MJX's private constraint module cannot be imported ({_IMPORT_ERROR})"
-  if getattr(_forward, "fwd_velocity", None) is _fwd_velocity:
-    return None
-  target = getattr(_constraint, "make_constraint", None)
+  if not callable(getattr(_support, "jac_dot", None)):
+    return "MJX has no support.jac_dot"
   try:
-    src = inspect.getsource(target)
+    src = inspect.getsource(make_constraint)
   except (OSError, TypeError) as e:
     return f"the source of mujoco.mjx._src.constraint.make_constraint cannot be read ({e})"
   if "jdot" in src.lower():
@@ -78,40 +90,16 @@ def compatibility_problem() -> str | None:
     fwd = inspect.getsource(_forward.forward)
   except (OSError, TypeError) as e:
     return f"the source of mujoco.mjx._src.forward.forward cannot be read ({e})"
-  if "fwd_velocity(m, d)" not in fwd or "jdot" in inspect.getsource(_forward.fwd_velocity).lower():
+  if "fwd_velocity(m, d)" not in fwd or "jdot" in inspect.getsource(fwd_velocity).lower():
     return "MJX's forward no longer calls fwd_velocity, or fwd_velocity has a J̇v term of its own"
   return None
 
 
-def _chain(m, body: int) -> np.ndarray:
-  """bool [nv]: the dofs that move `body` (its own and its ancestors')."""
-  parent, dof_body = np.asarray(m.body_parentid), np.asarray(m.dof_bodyid)
-  bodies = {0}
-  while body > 0:
-    bodies.add(int(body))
-    body = int(parent[body])
-  return np.isin(dof_body, sorted(bodies))
-
-
 def _jac_dot_v(m, d, point: jax.Array, body: int) -> tuple[jax.Array, jax.Array]:
-  """(translational [3], rotational [3]) J̇v of `point` fixed to `body`, as C's mj_jacDot times qvel."""
-  mask = _chain(m, body)
-  if not mask.any():
-    return jnp.zeros(3, d.qvel.dtype), jnp.zeros(3, d.qvel.dtype)
-  dofs = np.flatnonzero(mask)
-  offset = point - d.subtree_com[int(np.asarray(m.body_rootid)[body])]
-  cvel = d.cvel[body]
-  pvel_lin = cvel[3:] - jnp.cross(offset, cvel[:3])
-  jnt = np.asarray(m.dof_jntid)[dofs]
-  typ, adr = np.asarray(m.jnt_type)[jnt], np.asarray(m.jnt_dofadr)[jnt]
-  is_quat = (typ == JointType.BALL) | ((typ == JointType.FREE) & (dofs >= adr + 3))
-  cdof, cdof_dot = d.cdof[dofs], d.cdof_dot[dofs]
-  if is_quat.any():  # C recomputes these from the dof's own body velocity
-    own = jax.vmap(_math.motion_cross)(d.cvel[np.asarray(m.dof_bodyid)[dofs]], cdof)
-    cdof_dot = jnp.where(is_quat[:, None], own, cdof_dot)
-  v = d.qvel[dofs]
-  jp = cdof_dot[:, 3:] + jnp.cross(cdof_dot[:, :3], offset) + jnp.cross(cdof[:, :3], pvel_lin)
-  return v @ jp, v @ cdof_dot[:, :3]
+  """(translational [3], rotational [3]) J̇v of `point` fixed to `body`: MJX's jac_dot (C's mj_jacDot)
+  times qvel."""
+  jacp, jacr = _support.jac_dot(m, d, point, body)
+  return d.qvel @ jacp, d.qvel @ jacr
 
 
 def _deriv_quat(q: jax.Array, omega: jax.Array) -> jax.Array:
