@@ -18,6 +18,7 @@ def get_config():
     "env": {
       "name": "BlocksSelfPlay",
       "num_objects": 1,
+      "pad_objects": False,  # 1 object row, not 8: ~1.65x the train steps/s on the CPU
       "action_bins": 11,
       "alice_steps": 25,
       "bob_steps_per_object": 50,

@@ -53,6 +53,17 @@ def update(
 
 
 def normalize(state: rs.RunningStatisticsState, feats, clip: float = 5.0):
+  """Standardised, clipped features. Object rows: statistics of S rows serve observations of S rows, and
+  statistics of ONE row (a 1-block world observed without padding, `pad_objects=False`) serve any number,
+  each block as the one the statistics were taken on: a 1-block Bob evaluated on 2-block holdouts."""
+  if isinstance(feats, dict):
+    have, want = state.mean["objects"].shape[-2], feats["objects"].shape[-2]
+    if have not in (1, want):
+      raise ValueError(
+        f"the observation has {want} object rows, the normaliser's statistics {have}: statistics of "
+        f"S rows serve S rows (or any number when S is 1); build the env with the same object layout "
+        f"(`pad_objects`, num_objects) as the one the statistics were taken on"
+      )
   normed = jax.tree.map(lambda x: jnp.clip(x, -clip, clip), rs.normalize(_stat_part(feats), state))
   if isinstance(feats, dict):
     return {**normed, "object_mask": feats["object_mask"]}

@@ -15,11 +15,12 @@ gripper's lowest point (a pitched finger's edge) stays 3 mm above the table.
 Observation (dict):
   robot [17]          tcp pos (3), tcp lin. vel (3), tcp quat (4), finger openings (2), finger vels (2),
                       wrist yaw and pitch targets (2), finger target (1)
-  objects [8, 17]     per object: pos (3), quat (4), lin. vel (3), ang. vel (3; world frame), pos
+  objects [S, 17]     per object: pos (3), quat (4), lin. vel (3), ang. vel (3; world frame), pos
                       relative to the tcp (3), gripped flag (1: touching both fingers); zero rows for
-                      padding
-  object_mask [8]     1.0 for real objects
-  observation [153]   robot + objects flattened (goal-independent, so hindsight relabelling is exact)
+                      padding. S = 8 (MAX_OBJECTS, the paper's padded layout) or, with
+                      `pad_objects=False`, num_objects: no padded rows
+  object_mask [S]     1.0 for real objects
+  observation [17+17S] robot + objects flattened (goal-independent, so hindsight relabelling is exact)
   achieved_goal [8,7], desired_goal [8,7]  (goal tasks only) position + quaternion per object; see
                       `goal_features` for the per-object goal inputs of SPEC section 1.
 
@@ -82,6 +83,11 @@ def default_config() -> dict[str, Any]:
     rot_threshold=0.2,
     terminate_on_success=True,
     terminate_on_fall=True,
+    # Rows of obs["objects"] / ["object_mask"]: True pads them to MAX_OBJECTS (the paper's layout, for
+    # learners that mix worlds of several block counts); False gives num_objects rows. The object
+    # encoder's cost is per row, so a 1-block world padded to 8 spends ~5x its network compute on
+    # padding (BENCHMARKS.md, "Padded object rows"). Goals stay [MAX_OBJECTS, 7] either way.
+    pad_objects=True,
   )
 
 
@@ -120,6 +126,8 @@ class BlocksEnv(GoalEnv):
         continue
       if not isinstance(c[key], int) or c[key] < 1:
         raise ConfigError(f"{key} must be an int >= 1, got {c[key]!r}")
+    if not isinstance(c["pad_objects"], bool):
+      raise ConfigError(f"pad_objects must be True or False, got {c['pad_objects']!r}")
     if c["rotation"] not in (None, "full", "symmetric"):
       raise ConfigError(f"rotation must be None, 'full' or 'symmetric', got {c['rotation']!r}")
     if c["cone"] not in ("pyramidal", "elliptic"):
@@ -343,8 +351,9 @@ class BlocksEnv(GoalEnv):
     vels = jnp.concatenate([vels[:, :3], jax.vmap(bmath.rotate)(vels[:, 3:], poses[:, 3:])], -1)
     rel = poses[:, :3] - tcp
     objects = jnp.concatenate([poses, vels, rel, self._gripped(data, rel)[:, None]], -1)
-    objects = jnp.concatenate([objects, jnp.zeros((MAX_OBJECTS - n, OBJECT_SIZE))], 0)
-    mask = (jnp.arange(MAX_OBJECTS) < n).astype(jnp.float32)
+    rows = MAX_OBJECTS if self.config["pad_objects"] else n
+    objects = jnp.concatenate([objects, jnp.zeros((rows - n, OBJECT_SIZE))], 0)
+    mask = (jnp.arange(rows) < n).astype(jnp.float32)
     robot = jnp.concatenate(
       [
         tcp,
@@ -388,9 +397,12 @@ class BlocksEnv(GoalEnv):
 
 
 def goal_features(obs: Mapping[str, jax.Array]) -> jax.Array:
-  """Per-object goal inputs [..., 8, 14] for Bob (SPEC section 1): desired pos (3) and quat (4), position
-  relative to the goal (3) and the relative rotation quaternion (4). Zero rows for padding."""
-  ag, dg, mask = obs["achieved_goal"], obs["desired_goal"], obs["object_mask"]
+  """Per-object goal inputs [..., S, 14] for Bob (SPEC section 1): desired pos (3) and quat (4), position
+  relative to the goal (3) and the relative rotation quaternion (4). Zero rows for padding. S, the rows
+  of `object_mask`, is 8 or num_objects (`pad_objects`); the goals' [8, 7] rows are cut to it."""
+  mask = obs["object_mask"]
+  rows = mask.shape[-1]
+  ag, dg = obs["achieved_goal"][..., :rows, :], obs["desired_goal"][..., :rows, :]
   rel_pos = dg[..., :3] - ag[..., :3]
   rel_rot = jnp.vectorize(bmath.relative_quat, signature="(4),(4)->(4)")(ag[..., 3:], dg[..., 3:])
   feats = jnp.concatenate([dg, rel_pos, rel_rot], -1)
