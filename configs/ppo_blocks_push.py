@@ -10,7 +10,13 @@ MEASURED = "not yet measured"
 
 def get_config():
   return {
-    "env": {"name": "BlocksPush", "num_objects": 1, "action_bins": 11, "episode_length": 100},
+    "env": {
+      "name": "BlocksPush",
+      "num_objects": 1,
+      "action_bins": 11,
+      "episode_length": 100,
+      "pad_objects": False,
+    },
     "agent": {
       "algo": "ppo",
       "distribution": "categorical",
