@@ -18,6 +18,7 @@ modulo the cube's symmetries where the game compares them in full).
 from __future__ import annotations
 
 import mjx_envs  # noqa: F401  first: sets the XLA:CPU flag before JAX starts
+from mjx_envs.blocks import goals as G
 
 import argparse
 import json
@@ -27,7 +28,6 @@ import sys
 import jax
 import jax.numpy as jnp
 import numpy as np
-from mjx_envs.blocks import goals as G
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from agents import experiment, tournament
@@ -98,7 +98,9 @@ def main(argv=None):
     "bob_success_all": float(np.mean([s for _, s in rows])) if rows else None,
     "kinds": table,
   }
-  print(f"{args.run_dir} checkpoint {step}: {total} valid first goals, Bob solves {result['bob_success_all']}")
+  print(
+    f"{args.run_dir} checkpoint {step}: {total} valid first goals, Bob solves {result['bob_success_all']}"
+  )
   for kind in KINDS:
     t = table[kind]
     rate = "-" if t["bob_success"] is None else f"{t['bob_success']:.3f}"

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
-import selfplay_goal_kinds as gk  # noqa: E402
+import selfplay_goal_kinds as gk
 
 UP = [1.0, 0.0, 0.0, 0.0]
 TIPPED = [np.cos(np.pi / 4), np.sin(np.pi / 4), 0.0, 0.0]  # a quarter turn about x: another face up
