@@ -178,44 +178,80 @@ def selfplay(out: str) -> None:
   )
 
 
-def selfplay_c(out: str) -> None:
-  """The two-hour asymmetric self-play runs on C physics (asp_blocks_cpu, 128 game slots, 2026-11-25),
-  with and without ABC: the training curves and the zero-shot holdout table over the checkpoints."""
-  day = ("selfplay", "2026-11-25")
-  runs = {"with ABC": "abc", "without ABC": "noabc"}
-  panels = (
-    ("alice/valid_goal_rate", 1.0, "Alice's valid-goal rate"),
-    ("bob/success_rate", 100.0, "Bob's success on Alice's goals (%)"),
-    ("holdout/push-1", 1.0, "holdout push-1 during training (16 episodes)"),
-  )
+def _holdout_lines(ax, table, color, label) -> None:
+  """A holdout table (`agents.tournament payoff --holdout` JSON): each task's success over checkpoints."""
+  steps = sorted(table["checkpoints"], key=int)
+  for task, style in zip(table["tasks"], ("-o", "--s", ":^", "-.v", "-x", "--+", ":d")):
+    ax.plot(
+      [table["checkpoints"][c]["env_steps"] / 1e6 for c in steps],
+      [table["checkpoints"][c][f"holdout/{task}"] for c in steps],
+      style,
+      color=color,
+      label=f"{task}, {label}",
+      markersize=4,
+    )
+
+
+_SELFPLAY_PANELS = (
+  ("alice/valid_goal_rate", 1.0, "Alice's valid-goal rate"),
+  ("bob/success_rate", 100.0, "Bob's success on Alice's goals (%)"),
+  ("holdout/push-1", 1.0, "holdout push-1 during training (16 episodes)"),
+)
+
+
+def _selfplay_figure(series, path: str, title: str, smooth: bool) -> None:
+  """Self-play runs side by side: `series` of ((results folder parts), color, label); three training
+  curves (raw, or faint with a 10-point trailing mean when `smooth`) and each run's holdout table."""
   fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
-  for (label, name), color in zip(runs.items(), ("C0", "C1")):
-    rows = _rows(*day, name, "metrics.jsonl")
-    for ax, (key, scale, _) in zip(axes, panels):
-      ax.plot(*_series(rows, key, scale), marker=".", color=color, label=label)
-    table = _json(*day, name, "holdout.json")
-    steps = sorted(table["checkpoints"], key=int)
-    for task, style in zip(table["tasks"], ("-o", "--s", ":^", "-.v", "-x", "--+", ":d")):
-      axes[3].plot(
-        [table["checkpoints"][c]["env_steps"] / 1e6 for c in steps],
-        [table["checkpoints"][c][f"holdout/{task}"] for c in steps],
-        style,
-        color=color,
-        label=f"{task}, {label}",
-        markersize=4,
-      )
-  for ax, (_, _, title) in zip(axes, panels):
-    ax.set_title(title, fontsize=10)
+  for where, color, label in series:
+    if not os.path.exists(_path(*where, "metrics.jsonl")):
+      continue
+    rows = _rows(*where, "metrics.jsonl")
+    for ax, (key, scale, _) in zip(axes, _SELFPLAY_PANELS):
+      xs, ys = _series(rows, key, scale)
+      if smooth:
+        ax.plot(xs, ys, color=color, alpha=0.3, linewidth=0.8)
+        ax.plot(xs, trailing_mean(ys, 10), color=color, label=label + " (10-point mean)")
+      else:
+        ax.plot(xs, ys, marker=".", color=color, label=label)
+    if os.path.exists(_path(*where, "holdout.json")):
+      _holdout_lines(axes[3], _json(*where, "holdout.json"), color, label)
+  for ax, (_, _, panel) in zip(axes, _SELFPLAY_PANELS):
+    ax.set_title(panel, fontsize=10)
   axes[3].set_title("holdout table on checkpoints (zero-shot)", fontsize=10)
   for ax in axes:
     ax.set_xlabel("env steps (millions)")
     ax.grid(alpha=0.3)
-  axes[0].legend(fontsize=8)
+  axes[1].legend(fontsize=7)
   axes[3].legend(fontsize=6, ncol=2)
-  _finish(
-    fig,
+  _finish(fig, path, title)
+
+
+def selfplay_c(out: str) -> None:
+  """The two-hour asymmetric self-play runs on C physics (asp_blocks_cpu, 128 game slots, 2026-11-25),
+  with and without ABC: the training curves and the zero-shot holdout table over the checkpoints."""
+  _selfplay_figure(
+    [
+      (("selfplay", "2026-11-25", name), color, label)
+      for name, color, label in (("abc", "C0", "with ABC"), ("noabc", "C1", "without ABC"))
+    ],
     os.path.join(out, "selfplay_c.png"),
     "Asymmetric self-play on C physics, asp_blocks_cpu (128 game slots), 2 hours each, 2-core CPU (2026-11-25)",
+    smooth=False,
+  )
+
+
+def selfplay_rows(out: str) -> None:
+  """asp_blocks_cpu with ABC observing 1 object row (2026-11-28, ~2x the env steps per hour) beside the
+  2026-11-25 ABC run (8 padded rows): the training curves and the zero-shot holdout table."""
+  _selfplay_figure(
+    (
+      (("selfplay", "2026-11-25", "abc"), "0.6", "2026-11-25, 8 padded rows"),
+      (("selfplay", "2026-11-28", "abc_rows"), "C0", "2026-11-28, 1 row"),
+    ),
+    os.path.join(out, "selfplay_rows.png"),
+    "Asymmetric self-play with ABC, asp_blocks_cpu: 1 object row (2026-11-28) against 8 padded rows (2026-11-25)",
+    smooth=True,
   )
 
 
@@ -608,6 +644,7 @@ FIGURES = {
   "hns_pool": hns_pool,
   "mt10": mt10,
   "mt10_long": mt10_long,
+  "selfplay_rows": selfplay_rows,
   "hand_reach": hand_reach,
   "transfer": transfer,
 }

@@ -4,7 +4,9 @@ SPEC section 3; Yu et al. 2019, appendix D.8 (Table 10): trials of 10 episodes (
 500 steps, one sampled goal per trial, the goal hidden; a recurrent policy trained with PPO: lr 5e-4,
 clip 0.2, GAE lambda 0.95, gamma 0.99, 10 epochs, entropy 5e-6, hidden size 256, tanh, std 0.5 at the
 start. A batch of 25 trials x 10 episodes x 500 steps (125k steps) per meta-batch in the paper: here 250
-worlds x 500 steps per update, each world's trial spanning 10 updates (its LSTM state is carried).
+worlds x one whole trial (5,000 steps) per update, so that BPTT spans the trial (windows of 500 steps
+before 2026-11-28 cut every trial at its episodes' edges: `agents/ppo/train.py`), in 25 minibatches of 10
+worlds x 10 epochs: the paper's 2e-4 gradient steps per env step.
 Differences: an LSTM (the paper: a GRU), a learned std (the paper's is fixed at 0.5), an LSTM value net
 with reward normalisation (the paper: a linear feature baseline). Evaluation: the 50 held-out test goals,
 eval/success_rate = success of a trial's last episode (after adaptation); eval/trial/success_first the
@@ -24,8 +26,8 @@ def get_config():
     "agent": {
       "algo": "ppo",
       "num_envs": 250,
-      "unroll_length": 500,
-      "num_minibatches": 5,
+      "unroll_length": 10 * 500,  # one whole trial
+      "num_minibatches": 25,
       "update_epochs": 10,
       "total_env_steps": 100_000_000,
       "learning_rate": 5e-4,

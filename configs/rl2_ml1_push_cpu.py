@@ -1,6 +1,6 @@
 """RL² on ML1 push-v3 on a 2-core CPU: rl2_ml1_push's settings, short trials, a 60-minute stop.
 
-Trials of 3 episodes of 150 steps (the paper: 10 of 500), 8 worlds x 50 steps per update, a 64-wide
+Trials of 3 episodes of 150 steps (the paper: 10 of 500), 8 worlds x one whole trial per update, a 64-wide
 LSTM, 4 epochs of 2 minibatches; evaluation on 8 trials of the held-out test goals (eval/success_rate:
 the last episode of a trial, after adaptation; eval/trial/success_first: the first).
 
@@ -24,7 +24,7 @@ def cpu_budget(cfg, num_envs, num_eval_envs, num_minibatches=2):
   cfg["env"].update(rl2_episodes=3, episode_length=150)
   cfg["agent"].update(
     num_envs=num_envs,
-    unroll_length=50,
+    unroll_length=3 * 150,  # the whole trial: BPTT across its episodes (50 before 2026-11-28)
     num_minibatches=num_minibatches,
     update_epochs=4,
     total_env_steps=20_000_000,

@@ -3,8 +3,9 @@
 SPEC section 3; Yu et al. 2019, appendix D.8 (Table 10): meta-batch 25 (of the 45 train tasks), trials
 of 10 episodes of 500 steps, a hidden goal and no task id; PPO with lr 5e-4, clip 0.2, GAE lambda 0.95,
 gamma 0.99, 10 epochs, entropy 5e-6, hidden size 256, tanh, std 0.5 at the start. The paper's batch is
-25 tasks x 10 episodes x 500 steps (125k steps): here all 45 tasks x 10 worlds x 250 steps per update
-(112.5k), each world's trial spanning 20 updates (its LSTM state is carried). Differences: an LSTM
+25 tasks x 10 episodes x 500 steps (125k steps): here all 45 tasks x 10 worlds x one whole trial (5,000
+steps) per update, so that BPTT spans the trial (250-step windows before 2026-11-28), in 45 minibatches
+of 10 worlds (the paper's 2e-4 gradient steps per env step). Differences: an LSTM
 (the paper: a GRU), a learned std, an LSTM value net with reward normalisation (the paper: a linear
 feature baseline).
 Evaluation: trials on the 5 test tasks (bin-picking, box-close, hand-insert, door-lock, door-unlock),
@@ -24,5 +25,5 @@ _ML1 = runpy.run_path(os.path.join(os.path.dirname(__file__), "rl2_ml1_push.py")
 def get_config():
   cfg = _ML1["get_config"]()  # the paper's RL² settings (Table 10 gives ML1, ML10 and ML45 the same)
   cfg["env"] = {"name": "ML45", "rl2_episodes": 10}
-  cfg["agent"].update(num_envs=450, unroll_length=250, num_minibatches=9, total_env_steps=400_000_000)
+  cfg["agent"].update(num_envs=450, num_minibatches=45, total_env_steps=400_000_000)
   return cfg

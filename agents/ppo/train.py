@@ -29,7 +29,11 @@ re-runs both nets over the whole [T, N] unroll from the state stored at its star
 
 RL² is this recurrent PPO on an env of trials (`mjx_envs.make("ML10", rl2_episodes=K)`, see
 `mjx_envs.trials`): an episode of the env is K episodes of one task, so the LSTM state carries across them
-and is zeroed between trials, and the previous action, reward and done are in the observation. An env
+and is zeroed between trials, and the previous action, reward and done are in the observation. Its
+unroll must hold whole trials (unroll_length a multiple of the trial's K x episode steps; a warning
+says so otherwise): BPTT then spans the trial, as in RL² and garage's RL2, and the LSTM learns to carry
+what one episode taught into the next. Windows of a divisor of the episode length (the configs before
+2026-11-28) always cut at the episodes' edges, so no gradient ever crossed one. An env
 with an `evaluation_env` (a meta-learning benchmark's test split) is evaluated on that one.
 """
 
@@ -39,6 +43,7 @@ from mjx_envs import wrappers
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -194,6 +199,16 @@ class PPO:
         )
       self.goal_size = math.prod(obs["desired_goal"].shape)
     self.recurrent = c.lstm_size > 0
+    if self.recurrent and getattr(env, "rl2_episodes", 0) and c.unroll_length % self.episode_length:
+      # Truncated BPTT: the loss re-runs the LSTM from the state stored at the window's start, with no
+      # gradient into it. Windows that cut trials (the more so at episode edges, where equal windows of
+      # an episode's divisor always cut) never train the LSTM to carry one episode into the next.
+      warnings.warn(
+        f"RL² with unroll_length={c.unroll_length}, not a multiple of its trials' {self.episode_length} "
+        f"steps: the LSTM gets no gradient across the windows' edges, so it is not trained to carry "
+        f"what one episode taught into the next; set agent.unroll_length={self.episode_length}",
+        stacklevel=2,
+      )
     self.policy_net = PolicyNet(
       env.action_size, tuple(c.policy_hidden), bins, c.activation, c.init_log_std, c.lstm_size
     )

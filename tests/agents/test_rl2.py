@@ -4,6 +4,8 @@ per-episode-index success in train/ and eval/ metrics. ML1 push, C physics, 4 wo
 
 import mjx_envs
 
+import warnings
+
 import jax
 import numpy as np
 import pytest
@@ -106,3 +108,22 @@ def test_resolve_checks_worlds_against_train_and_test_tasks():
     experiment.resolve({"env": {**env, "split": "test"}, "agent": agent, "run": {"num_eval_envs": 6}})
   with pytest.raises(mjx_envs.ConfigError, match="episodes per trial|rl2_episodes must be >= 0"):
     experiment.resolve({"env": {**env, "rl2_episodes": -2}, "agent": agent, "run": {"num_eval_envs": 6}})
+
+
+def test_windows_that_cut_trials_are_flagged_and_the_configs_hold_whole_trials():
+  """Truncated BPTT gives the LSTM no gradient across a window's edge: RL² windows must hold whole trials,
+  or the LSTM is never trained to carry one episode into the next. Making such a learner warns, and every
+  rl2 config's window is a multiple of its trial."""
+  from mjx_envs.metaworld import sawyer  # pylint: disable=import-outside-toplevel
+
+  import train  # pylint: disable=import-outside-toplevel
+
+  with pytest.warns(UserWarning, match=r"unroll_length=3, not a multiple of its trials' 6 steps"):
+    _ppo(L)
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    _ppo(K * L)
+  for name in ("rl2_ml1_push", "rl2_ml1_push_cpu", "rl2_ml10", "rl2_ml10_cpu", "rl2_ml45", "rl2_ml45_cpu"):
+    cfg = train.load_config(name)
+    trial = cfg["env"]["rl2_episodes"] * cfg["env"].get("episode_length", sawyer.MAX_PATH_LENGTH)
+    assert cfg["agent"]["unroll_length"] % trial == 0, name
