@@ -93,6 +93,10 @@ class PPOConfig(episodes.StepBudget):
   init_log_std: float = -0.5
   episode_length: int | None = None  # default: the env's own
   num_eval_envs: int = 128
+  # Evaluation acts with the distribution's mode (True) or samples (False); None: the mode, but samples
+  # under RL² (an env of trials), whose exploration within a trial is part of what it learned: garage's
+  # meta-evaluator (Meta-World's RL²) samples its test trials.
+  eval_deterministic: bool | None = None
   lstm_size: int = 0  # >0: an LSTM core of this width, trained by truncated BPTT
   # On-policy HER: failed episodes relabelled with goals they achieved, trained with the clipped-BC
   # (ABC) objective, advantage 1. Flat goal envs (Fetch) without an LSTM.
@@ -199,7 +203,9 @@ class PPO:
         )
       self.goal_size = math.prod(obs["desired_goal"].shape)
     self.recurrent = c.lstm_size > 0
-    if self.recurrent and getattr(env, "rl2_episodes", 0) and c.unroll_length % self.episode_length:
+    rl2 = bool(getattr(env, "rl2_episodes", 0))
+    self.eval_deterministic = (not rl2) if c.eval_deterministic is None else bool(c.eval_deterministic)
+    if self.recurrent and rl2 and c.unroll_length % self.episode_length:
       # Truncated BPTT: the loss re-runs the LSTM from the state stored at the window's start, with no
       # gradient into it. Windows that cut trials (the more so at episode edges, where equal windows of
       # an episode's divisor always cut) never train the LSTM to carry one episode into the next.
@@ -535,7 +541,7 @@ class PPO:
 
   # --- evaluation --------------------------------------------------------------------------------
   def evaluate(self, params, obs_norm, key, num_envs: int | None = None):
-    """Deterministic policy (the distribution's mode) on fresh evaluation envs, one episode each: those
+    """The policy (its mode, or sampled: `eval_deterministic`) on fresh evaluation envs, one episode each: those
     of the env's `evaluation_env` where it has one (a meta-learning benchmark's held-out test split:
     under RL² an episode is a trial, and eval/success_rate is the success of its last episode, after
     adaptation), else of the env itself.
@@ -543,7 +549,7 @@ class PPO:
     Returns {eval/success_rate, eval/return, eval/episode_length} (`evaluate_policy`: + per task, trials).
     """
     n = int(num_envs or self.config.num_eval_envs)
-    act = make_policy(self, params, obs_norm, deterministic=True)
+    act = make_policy(self, params, obs_norm, deterministic=self.eval_deterministic)
     carry = act.initial_carry((n,)) if self.recurrent else None
     return evaluate_policy(self.eval_env, self.episode_length, self.flatten, act, key, n, carry)
 

@@ -122,7 +122,12 @@ def test_windows_that_cut_trials_are_flagged_and_the_configs_hold_whole_trials()
     _ppo(L)
   with warnings.catch_warnings():
     warnings.simplefilter("error")
-    _ppo(K * L)
+    whole = _ppo(K * L)
+  # RL² evaluates its test trials sampling its actions (its exploration is part of what it learned), as
+  # garage's meta-evaluator does; a plain env's evaluation takes the mode.
+  assert whole.eval_deterministic is False
+  plain = make_train(mjx_envs.make("ML1", task="push-v3", episode_length=L, impl="c"), PPOConfig(num_envs=N))
+  assert plain.eval_deterministic is True
   for name in ("rl2_ml1_push", "rl2_ml1_push_cpu", "rl2_ml10", "rl2_ml10_cpu", "rl2_ml45", "rl2_ml45_cpu"):
     cfg = train.load_config(name)
     trial = cfg["env"]["rl2_episodes"] * cfg["env"].get("episode_length", sawyer.MAX_PATH_LENGTH)
