@@ -11,7 +11,7 @@ runs are far longer (500 epochs x 200 cycles x 5,000 steps). Evaluation: 10 fres
 """
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "H200: compiles in 405 s, 480 env steps/s (shared card); mtsac_mt10_cpu: 4-seed mean 0.666 (CPU)"
+MEASURED = "H200: compiles in 405 s, 480 env steps/s (shared card); mtsac_mt10_cpu: 2 seeds 0.696 (CPU)"
 
 
 def get_config():
