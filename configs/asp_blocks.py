@@ -17,7 +17,7 @@ Where ours differ from the paper's tables, and why:
 """
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "H200: 9.6k env steps/s, holdout 0.00 at 2.3M env steps (2026-11-27); asp_blocks_cpu: Bob 4.2%"
+MEASURED = "H200: 9.6k env steps/s, holdout 0.00 at 2.3M env steps (2026-11-27); asp_blocks_cpu: Bob 6.3%"
 
 
 def get_config():
