@@ -95,9 +95,6 @@ def match_fn(algo):
   if algo not in _MATCHES and isinstance(algo, MAPPO):
     _MATCHES[algo] = jax.jit(mappo_match(algo))
   if algo not in _MATCHES:
-    G = algo.config.num_envs
-    no = jnp.zeros((G,), bool)
-    zero = jnp.zeros((G,), jnp.int32)
 
     def match(pool, alice, bob, key):
       # Only the policies and their statistics play; the optimiser state is not needed.
@@ -106,7 +103,7 @@ def match_fn(algo):
         for a, p in (("alice", alice), ("bob", bob))
       }
       ts = selfplay.TrainState(agents, pool, key, jnp.zeros((), jnp.int32))
-      traj, _ = algo.play(ts, key, (no, no, zero, zero))
+      traj, _ = algo.play(ts, key, algo.no_past_opponents())
       alice_wins, bob_wins = selfplay.game_outcomes(traj)  # [G] each
       return jnp.sum(alice_wins).astype(jnp.int32), jnp.sum(bob_wins).astype(jnp.int32)
 
@@ -426,10 +423,7 @@ def load_run(run_dir: str, with_meta: bool = False):
 def bob_success(algo, alice_state, bob_state, key):
   """Bob's success rate over the goals he attempted, current Alice of one state vs Bob of another."""
   ts = alice_state.replace(agents={"alice": alice_state.agents["alice"], "bob": bob_state.agents["bob"]})
-  G = algo.config.num_envs
-  no = jnp.zeros((G,), bool)
-  zero = jnp.zeros((G,), jnp.int32)
-  traj, _ = algo.play(ts, key, (no, no, zero, zero))
+  traj, _ = algo.play(ts, key, algo.no_past_opponents())
   return jnp.sum(traj["bob_success"]) / jnp.maximum(jnp.sum(traj["bob_turn_end"]), 1.0)
 
 

@@ -33,7 +33,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from agents import experiment, tournament
 
 KINDS = ("tipped", "moved", "turned")
-UPRIGHT = 5  # index of +z in goals._FACE_NORMALS
 
 
 def first_goals(traj, n, pos_threshold):
@@ -44,12 +43,13 @@ def first_goals(traj, n, pos_threshold):
   finished, failed = np.asarray(traj["goal_finished"]), np.asarray(traj["goal_failed"])
   goal, dist = np.asarray(traj["goal"]), np.asarray(traj["goal_distance"])
   up = np.asarray(G.up_face(jnp.asarray(goal[..., :n, 3:7])))  # [T, G, n]
+  upright = int(G.up_face(jnp.array([1.0, 0.0, 0.0, 0.0])))  # the face up at a reset
   out = []
   for g in range(valid.shape[1]):
     pending = None
     for t in range(valid.shape[0]):
       if valid[t, g] and index[t, g] == 0:
-        if np.any(up[t, g] != UPRIGHT):
+        if np.any(up[t, g] != upright):
           pending = "tipped"
         else:
           pending = "moved" if dist[t, g] >= pos_threshold else "turned"
@@ -68,14 +68,16 @@ def main(argv=None):
   p.add_argument("--json", default=None)
   args = p.parse_args(argv)
 
-  cfg = tournament._read_config(args.run_dir, ("asp",))  # pylint: disable=protected-access
+  cfg = experiment.run_config(args.run_dir)
+  if cfg["agent"]["algo"] != "asp":
+    raise SystemExit(
+      f"{args.run_dir}: agent.algo is {cfg['agent']['algo']!r}; this needs a self-play run ('asp')"
+    )
   algo = tournament.algo_for(cfg)
   steps = tournament.checkpoint_steps(args.run_dir)
   step = steps[-1] if args.step is None else args.step
   (state, meta) = experiment.restore_checkpoints(args.run_dir, cfg, algo, [step])[step]
-  n_slots = algo.config.num_envs
-  no, zero = jnp.zeros((n_slots,), bool), jnp.zeros((n_slots,), jnp.int32)
-  play = jax.jit(lambda ts, k: algo.play(ts, k, (no, no, zero, zero))[0])
+  play = jax.jit(lambda ts, k: algo.play(ts, k, algo.no_past_opponents())[0])
   world = algo.raw_env.world
   rows = []
   for b in range(args.batches):

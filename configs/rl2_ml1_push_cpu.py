@@ -24,7 +24,8 @@ def cpu_budget(cfg, num_envs, num_eval_envs, num_minibatches=2):
   cfg["env"].update(rl2_episodes=3, episode_length=150)
   cfg["agent"].update(
     num_envs=num_envs,
-    unroll_length=3 * 150,  # the whole trial: BPTT across its episodes (50 before 2026-11-28)
+    # The whole trial: BPTT across its episodes (50 before 2026-11-28, which cut at every episode's edge).
+    unroll_length=cfg["env"]["rl2_episodes"] * cfg["env"]["episode_length"],
     num_minibatches=num_minibatches,
     update_epochs=4,
     total_env_steps=20_000_000,

@@ -13,8 +13,8 @@ from agents.common import sharding
 def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_envs: int, carry=None):
   """Runs `num_envs` fresh episodes of `raw_env` under `act` and averages their first episode.
 
-  act(obs [n, ...], key) -> action [n, A] (step t's key: fold_in(fold_in(key, 1), t), for a policy that
-  samples; the reset keeps `key`); with `carry` (a recurrent policy's initial state, leaves
+  act(obs [n, ...], key) -> action [n, A] (step t's key: split(fold_in(key, 1), episode_length)[t], for
+  a policy that samples; the reset keeps `key`); with `carry` (a recurrent policy's initial state, leaves
   [n, ...]) act(obs, key, carry) -> (action, carry). `flatten` hands the policy flattened goal
   observations. Returns {eval/success_rate, eval/return, eval/episode_length}, scalars; for a multi-task
   env (`mjx_envs.wrappers.batch`) also eval/success_rate/<task> and eval/return/<task>. An env whose
@@ -29,15 +29,12 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
   env = wrappers.batch(raw_env, num_envs, per_env)
   state = sharding.constrain_env_axis(env.reset(key))  # data-parallel under a mesh, as training is
 
-  k_act = jax.random.fold_in(key, 1)
-
-  def body(loop, t):
+  def body(loop, k_step):
     (state, carry), finished, acc = loop
-    k = jax.random.fold_in(k_act, t)
     if carry is None:
-      action = act(state.obs, k)
+      action = act(state.obs, k_step)
     else:
-      action, carry = act(state.obs, k, carry)
+      action, carry = act(state.obs, k_step, carry)
     state = env.step(state, action)
     m = state.metrics
     first = (state.done > 0) & ~finished
@@ -47,7 +44,9 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
   trial_keys = tuple(k for k in state.metrics if k.startswith("trial/"))
   acc0 = {k: jnp.zeros((num_envs,)) for k in ("success", "return", "length") + trial_keys}
   (_, _, acc), _ = jax.lax.scan(
-    body, ((state, carry), jnp.zeros((num_envs,), bool), acc0), jnp.arange(episode_length)
+    body,
+    ((state, carry), jnp.zeros((num_envs,), bool), acc0),
+    jax.random.split(jax.random.fold_in(key, 1), episode_length),
   )
   out = {
     "eval/success_rate": jnp.mean(acc["success"]),

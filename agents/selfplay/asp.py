@@ -377,6 +377,13 @@ class AsymmetricSelfPlay:
     return TrainState(agents, pool, jax.random.fold_in(key, 7), jnp.zeros((), jnp.int32))
 
   # --- opponents ---------------------------------------------------------------------------------
+  def no_past_opponents(self):
+    """`play`'s opponents for games of the current Alice against the current Bob in every slot (no
+    pool draw): (past_alice, past_bob, slots), each [G]."""
+    no = jnp.zeros((self.config.num_envs,), bool)
+    zero = jnp.zeros((self.config.num_envs,), jnp.int32)
+    return (no, no, zero, zero)
+
   def draw_opponents(self, ts: TrainState, key):
     """Per game: (past_alice [G] bool, past_bob [G] bool, pool slot for each [G]); the slots are drawn
     from each agent's pool by quality (or uniformly, `opponent_sampling`)."""

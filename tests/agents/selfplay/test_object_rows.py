@@ -57,8 +57,8 @@ def test_the_policy_is_the_same_function_on_either_layout(both):
   assert float(jnp.std(lq)) > 1e-4  # not vacuous: the logits vary
 
 
-def test_one_row_statistics_serve_any_number_of_blocks():
-  one, two = N.features(_obs(False, n=1)), N.features(_obs(False, n=2))
+def test_one_row_statistics_serve_any_number_of_blocks(both):
+  one, two = N.features(_obs(False, n=1)), N.features(both[1])
   s1 = N.update(N.init(jax.tree.map(lambda x: x[0], one)), one)
   x2 = N.normalize(s1, two)  # a 1-block Bob on a 2-block holdout: each block normalised as the one
   for row in range(2):
