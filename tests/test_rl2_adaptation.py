@@ -1,0 +1,56 @@
+"""benchmarks/rl2_adaptation.py: per-episode figures of an RL² trial line up with the trial's episodes.
+
+A policy that ignores what it saw plays every episode of a trial alike (each restarts from the trial's
+start state), so its per-episode returns are equal; one whose carry counts the episodes and acts only in
+the last makes the last episode differ. The table's reductions are checked on arrays made by hand."""
+
+import mjx_envs
+from mjx_envs import wrappers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from benchmarks import rl2_adaptation as B
+
+K, L, N = 3, 12, 4
+
+
+def _env():
+  raw = mjx_envs.make("ML1", task="reach-v3", rl2_episodes=K, episode_length=L, impl="c")
+  return wrappers.batch(raw, N)
+
+
+def _policy(act_in_last: bool):
+  def act(obs, key, carry):
+    del key
+    done_flag = obs[:, -1]  # RL²'s input: 1 on the first step of every episode after the first
+    episode = carry + done_flag
+    move = jnp.where((episode >= K - 1) & act_in_last, 1.0, 0.0)
+    return jnp.stack([move, move, 0 * move, 0 * move], -1), episode
+
+  return act
+
+
+def test_episodes_line_up_with_the_trials_restarts():
+  env = _env()
+  run = jax.jit(B.trial_steps, static_argnums=(0, 1, 4, 5))
+  carry = jnp.zeros((N,))
+  still = B.episode_table(*run(env, _policy(False), carry, jax.random.PRNGKey(0), K, L), K, L)
+  # The same start, the same (zero) actions: every episode of the trial earns the same return.
+  np.testing.assert_allclose(still["return"], [still["return"][0]] * K, rtol=1e-5)
+  moved = B.episode_table(*run(env, _policy(True), carry, jax.random.PRNGKey(0), K, L), K, L)
+  np.testing.assert_allclose(moved["return"][: K - 1], still["return"][: K - 1], rtol=1e-5)
+  assert abs(moved["return"][-1] - still["return"][-1]) > 1e-3, (moved, still)
+
+
+def test_table_reductions():
+  success = np.zeros((2 * 5, 2))  # 2 episodes of 5 steps, 2 worlds
+  success[3:5, 0] = 1  # world 0: first success at step 4 of episode 1, still there at its end
+  success[6, 1] = 1  # world 1: success at step 2 of episode 2 only, gone by its end
+  reward = np.ones_like(success)
+  t = B.episode_table(reward, success, 2, 5)
+  assert t["success"] == [0.5, 0.0]
+  assert t["ever"] == [0.5, 0.5]
+  assert t["steps_to_success"] == [(4 + 5) / 2, (5 + 2) / 2]
+  assert t["return"] == [5.0, 5.0]
