@@ -555,11 +555,14 @@ def build(cfg: dict[str, Any]):
   return env, make(env, config_cls(**agent))
 
 
-def restore_run(run_dir: str, step: int | None = None):
-  """(algorithm, train state) of a run directory's latest (or `step`) checkpoint."""
+def restore_run(run_dir: str, step: int | None = None, overrides: tuple[str, ...] = ()):
+  """(algorithm, train state) of a run directory's latest (or `step`) checkpoint. `overrides`:
+  'section.key=value' changes to the run's config (`set_dotted`) before the algorithm is built, for
+  settings the parameters' shapes do not depend on (e.g. env.num_goals: evaluate on other goals)."""
   from agents.common.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
 
-  _, algo = build(run_config(run_dir))
+  cfg = run_config(run_dir)
+  _, algo = build(set_dotted(cfg, *overrides) if overrides else cfg)
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   ckpt = Checkpointer(run_dir)
   state, _ = ckpt.restore(checkpoint_view(algo, abstract), step)

@@ -10,6 +10,7 @@ as often in the first as in the last, but sooner in the last only if it remember
     python benchmarks/rl2_adaptation.py --run RUN_DIR [--split test] [--trials 200] [--json OUT]
     python benchmarks/rl2_adaptation.py --policy RUN/policy.msgpack --split train
     python benchmarks/rl2_adaptation.py --run RUN_DIR --split train --roll-objects   # goal read off objects?
+    python benchmarks/rl2_adaptation.py --run RUN_DIR --set env.num_goals=50          # the benchmark's goals
 
 Per episode k of the trial (1..K), over `--trials` fresh trials (the split's worlds, task-major): success
 (the env's `is_success` at the episode's last step, as the learners log it), ever (success at any step of
@@ -110,6 +111,13 @@ def main(argv=None):
   src.add_argument("--run", help="a run directory (its latest checkpoint, or --step)")
   src.add_argument("--policy", help="a policy file of agents.experiment.export_policy")
   p.add_argument("--step", type=int, default=None, help="the run's checkpoint (chunks); default the latest")
+  p.add_argument(
+    "--set",
+    action="append",
+    default=[],
+    metavar="SECTION.KEY=VALUE",
+    help="change the run's config before building (--run only), e.g. env.num_goals=50: the benchmark's goals",
+  )
   p.add_argument("--split", choices=("train", "test"), default="test")
   p.add_argument("--trials", type=int, default=100)
   p.add_argument("--seed", type=int, default=0)
@@ -121,8 +129,10 @@ def main(argv=None):
   )
   p.add_argument("--json", default=None, help="also write the table here")
   args = p.parse_args(argv)
+  if args.set and not args.run:
+    raise SystemExit("rl2_adaptation: --set changes a run's config; give --run")
   if args.run:
-    algo, state = experiment.restore_run(args.run, args.step)
+    algo, state = experiment.restore_run(args.run, args.step, tuple(args.set))
     act = algo.policy(state.params, state.obs_norm, args.deterministic)
   else:
     act, algo = experiment.load_exported_policy(args.policy, args.deterministic)
@@ -131,6 +141,7 @@ def main(argv=None):
   out = adaptation(algo, act, args.split, args.trials, args.seed, roll_objects if args.roll_objects else None)
   out["roll_objects"] = args.roll_objects
   out["source"] = args.run or args.policy
+  out["set"] = args.set
   out["deterministic"] = args.deterministic
   rolled = ", objects rolled" if args.roll_objects else ""
   print(

@@ -77,6 +77,13 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
   # ... and evaluates from it alone (agents' public entry point), as well as the run's last evaluation.
   scores = agents.evaluate_run(str(tmp_path), seed=1, num_envs=32)
   assert scores["eval/success_rate"] >= 0.9 and "eval/return" in scores, scores
+  # ... and restores under config changes its parameters do not depend on (rl2_adaptation's --set).
+  algo_o, state_o = experiment.restore_run(str(tmp_path), overrides=("run.num_eval_envs=5",))
+  algo_p, state_p = experiment.restore_run(str(tmp_path))
+  assert algo_o.config.num_eval_envs == 5 != algo_p.config.num_eval_envs
+  jax.tree.map(np.testing.assert_array_equal, state_o.params, state_p.params)
+  with pytest.raises(ValueError, match="agent.learning_rat"):
+    experiment.restore_run(str(tmp_path), overrides=("agent.learning_rat=1",))
 
   # Surgery: --resume with a wider policy and value net. The checkpoint is carried into the new
   # architecture with the same function (its deterministic actions are the old ones), training goes on
