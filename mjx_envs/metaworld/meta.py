@@ -29,6 +29,16 @@ Two builds, the same episodes world for world (tests/mjx_envs/test_mt_shared.py,
 - under MJX-JAX, or with `shared_code=False`, a `MetaLearning`: each task's worlds a batch of their own
   (GoalHidden, Trials and TaskIndex per world), every task's code traced on its own.
 
+The goals name themselves: a task's goal vector also places its objects (reach-v3: [object xyz, goal
+xyz]), and the objects' start is in view while the goal is hidden, as in the reference. On a split's 50
+fixed vectors a learner can therefore learn which object start means which goal instead of finding the
+goal by the reward, a lookup that is worthless on the test goals. Measured (RL², ML1 reach, CPU,
+2026-11-28, `benchmarks/rl2_adaptation.py`): trained on the 50 train goals, success 0.75 on them, 0.36
+when the policy is shown another world's objects, 0.31 on the 50 test goals; trained on `num_goals=5000`
+(a training setting outside ML1's protocol) 0.78 / 0.76 / 0.80. Evaluate such a run on the benchmark's
+goals with `num_goals=50` (`restore_run(..., overrides=("env.num_goals=50",))`). A task whose vector has
+few random entries (drawer-close: one) repeats a vector among a few thousand draws, which a build refuses.
+
 Deliberate differences from the reference:
 - Goals: the reference draws each task's 50 `rand_vec`s with numpy's global generator (unseeded by
   default, so there is no canonical set), through its env's reset and rejection loop; ML1's test goals
