@@ -23,6 +23,7 @@ each task's rows too.
 from __future__ import annotations
 
 from mjx_envs import wrappers
+from mjx_envs.metaworld import sawyer
 
 import argparse
 import json
@@ -37,15 +38,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from agents import experiment
 
-OBJECT_ENTRIES = (slice(4, 18), slice(22, 36))  # the objects' entries of the 39-D observation, now and before
-
 
 def roll_objects(obs):
-  """obs [n, ...] with every world's object entries (OBJECT_ENTRIES) taken from the next world's: the
+  """obs [n, ...] with every world's object entries (`sawyer.OBJECT_SLICES`) taken from the next world's: the
   policy sees another world's objects where its own are. A policy that reads the goal off the objects'
   start (each of a task's fixed goal vectors also places its objects) loses its goals; one that finds the
   goal by the reward does not."""
-  for s in OBJECT_ENTRIES:
+  for s in sawyer.OBJECT_SLICES:
     obs = obs.at[:, s].set(jnp.roll(obs[:, s], 1, axis=0))
   return obs
 

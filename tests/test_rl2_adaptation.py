@@ -54,3 +54,14 @@ def test_table_reductions():
   assert t["ever"] == [0.5, 0.5]
   assert t["steps_to_success"] == [(4 + 5) / 2, (5 + 2) / 2]
   assert t["return"] == [5.0, 5.0]
+
+
+def test_roll_objects_moves_only_the_objects_entries():
+  obs = jnp.arange(3 * 45, dtype=jnp.float32).reshape(3, 45)  # 39 + RL²'s 4 + 2
+  out = np.asarray(B.roll_objects(obs))
+  moved = np.zeros(45, bool)
+  for s in (slice(4, 18), slice(22, 36)):  # both positions and quaternions, now and the step before
+    moved[s] = True
+  np.testing.assert_array_equal(out[:, ~moved], np.asarray(obs)[:, ~moved])  # hand, gripper, goal, RL²'s
+  np.testing.assert_array_equal(out[1, moved], np.asarray(obs)[0, moved])  # world 1 sees world 0's
+  np.testing.assert_array_equal(out[0, moved], np.asarray(obs)[2, moved])

@@ -93,6 +93,10 @@ from mujoco import mjx
 
 MAX_PATH_LENGTH = 500
 GOAL_SLICE = slice(36, 39)  # the goal's entries of the 39-D observation (`observe`)
+OBJECT_SLICES = (
+  slice(4, 18),
+  slice(22, 36),
+)  # the objects' entries (2 x pos + quat), now and the step before
 TIMESTEP = 0.0025
 FRAME_SKIP = 5
 ACTION_SCALE = 1.0 / 100
