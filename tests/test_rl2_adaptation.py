@@ -42,6 +42,13 @@ def test_episodes_line_up_with_the_trials_restarts():
   moved = B.episode_table(*run(env, _policy(True), carry, jax.random.PRNGKey(0), K, L), K, L)
   np.testing.assert_allclose(moved["return"][: K - 1], still["return"][: K - 1], rtol=1e-5)
   assert abs(moved["return"][-1] - still["return"][-1]) > 1e-3, (moved, still)
+  # keep_carry: the same steps, and the carry each episode ends with (this policy's: the episode's index).
+  reward, success, ends, goal = jax.jit(B.trial_steps, static_argnums=(0, 1, 4, 5, 6, 7))(
+    env, _policy(True), carry, jax.random.PRNGKey(0), K, L, None, True
+  )
+  assert B.episode_table(reward, success, K, L) == moved
+  np.testing.assert_array_equal(np.asarray(ends), np.repeat(np.arange(K)[:, None], N, 1))
+  assert goal.shape == (N, 3)
 
 
 def test_table_reductions():
@@ -65,3 +72,24 @@ def test_roll_objects_moves_only_the_objects_entries():
   np.testing.assert_array_equal(out[:, ~moved], np.asarray(obs)[:, ~moved])  # hand, gripper, goal, RL²'s
   np.testing.assert_array_equal(out[1, moved], np.asarray(obs)[0, moved])  # world 1 sees world 0's
   np.testing.assert_array_equal(out[0, moved], np.asarray(obs)[2, moved])
+
+
+def test_goal_probe_reads_a_linear_code_and_not_noise():
+  rng = np.random.default_rng(0)
+  n = 400
+  goal = rng.uniform(size=(n, 3))
+  goal[:, 2] = 0.5  # an axis that never varies (push's goal height) is left out of r2
+  code = np.concatenate([goal @ rng.normal(size=(3, 16)), rng.normal(size=(n, 16))], 1)
+  held = B.goal_probe(code, goal)
+  assert held["r2"] > 0.99 and held["error"] < 0.1 * held["baseline"], held
+  for feats in (rng.normal(size=(n, 32)), np.zeros((n, 8))):  # noise, and episode 1's zero carry
+    none = B.goal_probe(feats, goal)
+    assert none["r2"] < 0.1 and none["error"] > 0.9 * none["baseline"], none
+
+
+def test_goal_bounds_of_ml1_reach():
+  # Reach's goals fill a 20 x 10 x 25 cm box: one fixed point lies within 5 cm of few of them, and the
+  # expert, which sees the goal, gets there in about 30 steps (ours: 27 on average, 2026-11-28).
+  b = B.goal_bounds("reach-v3", "test", 50, 0.05)
+  assert 0.0 < b["blind"] < 0.3, b
+  assert b["expert_ever"] == 1.0 and 15 < b["expert_steps"] < 40, b
