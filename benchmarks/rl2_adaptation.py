@@ -19,8 +19,8 @@ Per episode k of the trial (1..K), over `--trials` fresh trials (the split's wor
 the episode, the reference's evaluation), steps to the first success (the episode's length where never),
 the return, and the return of the episode's first fifth (a policy that remembers where the reward was
 earns it sooner). With `--probe`, what the policy carries into each episode: how much of the goal a
-linear read-out of its LSTM state recovers (`goal_probe`). Actions are sampled unless `--deterministic` (RL²'s evaluation samples: garage's
-meta-evaluator, and `agent.eval_deterministic`'s default for RL²). For a multi-task split (ML10, ML45)
+linear read-out of its LSTM state recovers (`goal_probe`). Actions are sampled unless `--deterministic`
+(RL²'s evaluation samples: garage's meta-evaluator, and `agent.eval_deterministic`'s default for RL²). For a multi-task split (ML10, ML45)
 each task's rows too.
 """
 
@@ -93,16 +93,16 @@ def goal_probe(features, goal, folds: int = 4, ridge: float = 1e-3) -> dict:
   mean from the goal. Axes that do not vary (push's goal height) are left out of r2."""
   x = np.asarray(features, np.float64).reshape(len(goal), -1)
   g = np.asarray(goal, np.float64)
-  x = (x - x.mean(0)) / (x.std(0) + 1e-8)
   n = len(g)
   if n < 2 * folds:
     raise ValueError(f"goal_probe: {n} worlds are too few for {folds} folds")
+  x = np.concatenate([(x - x.mean(0)) / (x.std(0) + 1e-8), np.ones((n, 1))], 1)  # + the intercept
   pred, mean = np.zeros_like(g), np.zeros_like(g)
   for f in range(folds):
     test = np.arange(n) % folds == f
-    xa = np.concatenate([x[~test], np.ones((int((~test).sum()), 1))], 1)
+    xa = x[~test]
     w = np.linalg.solve(xa.T @ xa + ridge * len(xa) * np.eye(xa.shape[1]), xa.T @ g[~test])
-    pred[test] = np.concatenate([x[test], np.ones((int(test.sum()), 1))], 1) @ w
+    pred[test] = x[test] @ w
     mean[test] = g[~test].mean(0)
   varies = g.std(0) > 1e-6
   sse, sst = ((pred - g) ** 2).sum(0), ((mean - g) ** 2).sum(0)
@@ -178,18 +178,17 @@ def goal_bounds(
   n = 2000
   raw = mjx_envs.make("ML1", task=task, split=split, num_goals=num_goals, impl="c")
   goals = np.asarray(jax.jit(wrappers.batch(raw, n).reset)(jax.random.PRNGKey(seed)).info["target"])
-  cands = np.concatenate([np.unique(goals, axis=0), [(goals.min(0) + goals.max(0)) / 2]])
-  cands = cands[:: max(1, len(cands) // 1000)]
+  unique = np.unique(goals, axis=0)
+  cands = np.concatenate([unique[:: max(1, len(unique) // 1000)], [(goals.min(0) + goals.max(0)) / 2]])
   blind = max(float((np.linalg.norm(goals - c, axis=1) <= radius).mean()) for c in cands)
   env = mjx_envs.make(f"metaworld/{task}", impl="c")
   steps = raw.episode_length
   _, trace = jax.jit(lambda k: scripted.rollout(env, scripted.expert_for(env), k, 64, steps))(
     jax.random.PRNGKey(seed)
   )
-  hit = np.asarray(trace["is_success"]) > 0
-  first = np.where(hit.any(0), hit.argmax(0) + 1, steps)
+  expert = episode_table(trace["reward"], trace["is_success"], 1, steps)  # one episode per world
   return {"task": task, "split": split, "num_goals": num_goals, "radius": radius, "blind": round(blind, 4),
-          "expert_steps": round(float(first.mean()), 2), "expert_ever": round(float(hit.any(0).mean()), 4)}  # fmt: skip
+          "expert_steps": expert["steps_to_success"][0], "expert_ever": expert["ever"][0]}  # fmt: skip
 
 
 def main(argv=None):
