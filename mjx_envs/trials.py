@@ -26,6 +26,14 @@ An episode ends after `episode_length` steps (default: the wrapped env's) or whe
 task comes after its last episode). A world whose physics diverged ends its trial through
 `EpisodeLimit` (`info['diverged']`), as a truncation.
 
+`success_bonus` = b > 0 (default 0: the wrapped env's reward unchanged) adds b to the reward of every step
+of an episode from its first success on (the wrapped env's `metrics['is_success']`, success so far), so
+the return rewards reaching success sooner, which is what a later episode of a trial can gain. A
+shaping outside the benchmarks' protocol, for studying adaptation across episodes: Meta-World's dense
+rewards are nearly flat across the success radius (reach: 10 x a long-tailed tolerance of 5 cm), so
+without it a return-maximising learner gains little from being inside rather than just outside
+(BENCHMARKS.md, "What RL2 adapts on ML1"). The RL² input's previous reward is the shaped one.
+
 `info` adds trial_start (the inner env's State at the trial's start), trial_episode (index of the
 current episode, int32), trial_steps (steps into the current episode) and trial_success [K] (per
 episode index: its `is_success`, 0 for episodes not run yet).
@@ -48,12 +56,16 @@ from mjx_envs.wrappers import Wrapper
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 
 class Trials(Wrapper):
   """K episodes of one task as one episode of the learner (see the module docstring)."""
 
-  def __init__(self, env: Env, episodes: int, episode_length: int | None = None, reward_scale: float = 0.1):
+  def __init__(
+    self, env: Env, episodes: int, episode_length: int | None = None, reward_scale: float = 0.1,
+    success_bonus: float = 0.0,
+  ):  # fmt: skip
     super().__init__(env)
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
       raise ConfigError(f"RL² trials: episodes per trial must be an integer >= 1, got {episodes!r}")
@@ -64,6 +76,10 @@ class Trials(Wrapper):
     self.inner_length = int(inner)
     self.episode_length = self.episodes * self.inner_length  # the learner's episode: the whole trial
     self.reward_scale = float(reward_scale)
+    bonus = float(success_bonus)
+    if not np.isfinite(bonus) or bonus < 0:
+      raise ConfigError(f"RL² trials: success_bonus must be a finite number >= 0, got {success_bonus!r}")
+    self.success_bonus = bonus
 
   @property
   def observation_size(self):
@@ -130,7 +146,8 @@ class Trials(Wrapper):
     if "diverged" in s.info:
       nxt = nxt.replace(info={**nxt.info, "diverged": s.info["diverged"]})
     clean, _ = sanitize_action(action)
-    obs = self._obs(nxt.obs, clean, s.reward, episode_end.astype(jnp.float32))
+    reward = s.reward + self.success_bonus * success if self.success_bonus else s.reward
+    obs = self._obs(nxt.obs, clean, reward, episode_end.astype(jnp.float32))
     metrics = {
       **s.metrics,
       "is_success": jnp.where(restart, 0.0, success),
@@ -145,5 +162,5 @@ class Trials(Wrapper):
       "trial_success": trial_success,
     }
     return nxt.replace(
-      obs=obs, reward=s.reward, done=trial_done.astype(jnp.float32), info=info, metrics=metrics
+      obs=obs, reward=reward, done=trial_done.astype(jnp.float32), info=info, metrics=metrics
     )

@@ -18,7 +18,9 @@ whose tasks (train or test) are not all built yet is refused, naming them.
 
 `rl2_episodes` = K > 0 wraps every world in `mjx_envs.trials.Trials`: an episode of the env is then a
 trial of K episodes of one task and goal, with the previous action, reward / 10 and done appended to the
-observation (RL²'s input; the reference's `RNNBasedMetaRLWrapper`).
+observation (RL²'s input; the reference's `RNNBasedMetaRLWrapper`). `rl2_success_bonus` = b adds b to
+every step's reward from an episode's first success on (`Trials`' success_bonus; default 0, the
+reference's reward): a shaping outside the protocol, for studying adaptation across a trial's episodes.
 
 Two builds, the same episodes world for world (tests/mjx_envs/test_mt_shared.py, bit for bit):
 - on a CPU-only machine (C physics, `shared_code=True`, the default) a `SharedMetaLearning`: all tasks'
@@ -180,18 +182,21 @@ class SharedMetaLearning(_SplitOf, wrappers.Wrapper):
 
   def __init__(
     self, tasks: Sequence[sawyer.SawyerEnv], names: Sequence[str], envs_per_task: int, *, spec: Split,
-    rl2_episodes: int = 0,
+    rl2_episodes: int = 0, rl2_success_bonus: float = 0.0,
   ):  # fmt: skip
     core = SharedMultiTask(tasks, names, envs_per_task, one_hot=False, goal_hidden=True)
-    super().__init__(trials.Trials(core, rl2_episodes) if rl2_episodes else core)
+    trial = trials.Trials(core, rl2_episodes, success_bonus=rl2_success_bonus) if rl2_episodes else core
+    super().__init__(trial)
     self.rl2_episodes = int(rl2_episodes)
+    self.rl2_success_bonus = float(rl2_success_bonus)
     self._set_spec(spec)
 
   def resized(self, envs_per_task: int) -> SharedMetaLearning:
     """The same split with `envs_per_task` worlds per task."""
     out = SharedMetaLearning(
-      self.tasks, self.task_names, envs_per_task, spec=self.spec, rl2_episodes=self.rl2_episodes
-    )
+      self.tasks, self.task_names, envs_per_task, spec=self.spec, rl2_episodes=self.rl2_episodes,
+      rl2_success_bonus=self.rl2_success_bonus,
+    )  # fmt: skip
     out._evaluation_env = self._evaluation_env if self.spec.split == "train" else out
     return out
 
@@ -225,12 +230,14 @@ def make_ml(
   rl2_episodes: int = 0,
   benchmark: str = "ML",
   shared_code: bool = True,
+  rl2_success_bonus: float = 0.0,
   **task_config,
 ) -> MetaLearning | SharedMetaLearning:
   """A meta-learning benchmark of your own: `split` ("train" or "test") of train_tasks / test_tasks, each
   with `num_goals` fixed hidden goals (seeded by `goal_seed`), `envs_per_task` worlds each; with
-  `rl2_episodes` = K > 0, RL² trials of K episodes (obs [39 + 4 + 2], else [39]). The same task in both
-  lists is ML1's setting (train and test goals of one task). Under C physics with `shared_code` a
+  `rl2_episodes` = K > 0, RL² trials of K episodes (obs [39 + 4 + 2], else [39]), and
+  `rl2_success_bonus` (`Trials`' success_bonus: a shaping outside the protocol, default 0). The same
+  task in both lists is ML1's setting (train and test goals of one task). Under C physics with `shared_code` a
   `SharedMetaLearning` (one padded batch), else a `MetaLearning` (the same episodes). Refuses unknown
   names, repeats, tasks not built yet, a bad split, num_goals < 1 and rl2_episodes < 0 (ConfigError)."""
   train = check_tasks(benchmark, train_tasks, "train_tasks")
@@ -243,6 +250,8 @@ def make_ml(
     raise ConfigError(
       f"{benchmark}: rl2_episodes must be >= 0 (0: plain episodes; K: trials of K), got {rl2_episodes!r}"
     )
+  if rl2_success_bonus and not rl2_episodes:
+    raise ConfigError(f"{benchmark}: rl2_success_bonus shapes RL²'s trials; set rl2_episodes > 0 with it")
   check_built(benchmark, train + test)
   for key in ("fixed_rand_vecs", "rand_vec_seed"):
     if key in task_config:
@@ -259,14 +268,25 @@ def make_ml(
 
   def build_split(s):
     return make_ml(
-      train, test, s, envs_per_task, num_goals, goal_seed, rl2_episodes, benchmark, shared_code, **task_config
-    )
+      train, test, s, envs_per_task, num_goals, goal_seed, rl2_episodes, benchmark, shared_code,
+      rl2_success_bonus, **task_config,
+    )  # fmt: skip
 
   spec = Split(benchmark, split, train, test, build_split)
   if shared_code and all(e.impl == "c" for e in envs):
-    return SharedMetaLearning(envs, names, envs_per_task, spec=spec, rl2_episodes=int(rl2_episodes))
+    return SharedMetaLearning(
+      envs,
+      names,
+      envs_per_task,
+      spec=spec,
+      rl2_episodes=int(rl2_episodes),
+      rl2_success_bonus=rl2_success_bonus,
+    )
   hidden = [GoalHidden(e) for e in envs]
-  members = [trials.Trials(e, int(rl2_episodes)) for e in hidden] if rl2_episodes else hidden
+  bonus = rl2_success_bonus
+  members = (
+    [trials.Trials(e, int(rl2_episodes), success_bonus=bonus) for e in hidden] if rl2_episodes else hidden
+  )
   return MetaLearning(members, names, envs_per_task, spec=spec)
 
 
@@ -300,7 +320,7 @@ def ml_default_config():
   # (`SharedMetaLearning`: the same episodes, a shorter compile); MJX-JAX runs `MetaLearning` either way.
   return {
     "split": "train", "envs_per_task": 1, "num_goals": 50, "goal_seed": 0, "rl2_episodes": 0,
-    "shared_code": True, **cfg,
+    "rl2_success_bonus": 0.0, "shared_code": True, **cfg,
   }  # fmt: skip
 
 
