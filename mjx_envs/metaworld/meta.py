@@ -274,19 +274,11 @@ def make_ml(
 
   spec = Split(benchmark, split, train, test, build_split)
   if shared_code and all(e.impl == "c" for e in envs):
-    return SharedMetaLearning(
-      envs,
-      names,
-      envs_per_task,
-      spec=spec,
-      rl2_episodes=int(rl2_episodes),
-      rl2_success_bonus=rl2_success_bonus,
-    )
-  hidden = [GoalHidden(e) for e in envs]
-  bonus = rl2_success_bonus
-  members = (
-    [trials.Trials(e, int(rl2_episodes), success_bonus=bonus) for e in hidden] if rl2_episodes else hidden
-  )
+    return SharedMetaLearning(envs, names, envs_per_task, spec=spec, rl2_episodes=int(rl2_episodes),
+                              rl2_success_bonus=rl2_success_bonus)  # fmt: skip
+  members = [GoalHidden(e) for e in envs]
+  if rl2_episodes:
+    members = [trials.Trials(e, int(rl2_episodes), success_bonus=rl2_success_bonus) for e in members]
   return MetaLearning(members, names, envs_per_task, spec=spec)
 
 

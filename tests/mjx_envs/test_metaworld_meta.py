@@ -140,7 +140,7 @@ def test_trial_success_per_episode_index():
   """A scripted policy that acts only in the trial's last episode: success_first 0, success_last 1."""
   K, L = 2, 150
   ml = mjx_envs.make("ML1", task="reach-v3", rl2_episodes=K, episode_length=L, impl="c")
-  done, first, last, ep_success, reward, _, _ = _expert_in_last_episode(ml, K, L)
+  done, first, last, ep_success, reward, _ = _expert_in_last_episode(ml, K, L)
   assert done[-1].all() and not done[:-1].any()
   np.testing.assert_array_equal(first[-1], 0.0)
   np.testing.assert_array_equal(last[-1], 1.0)
@@ -152,11 +152,11 @@ def test_trial_success_per_episode_index():
   shaped = mjx_envs.make(
     "ML1", task="reach-v3", rl2_episodes=K, episode_length=L, impl="c", rl2_success_bonus=b
   )
-  done_b, first_b, last_b, _, reward_b, so_far_b, prev_r_b = _expert_in_last_episode(shaped, K, L)
+  done_b, _, last_b, _, reward_b, prev_r_b = _expert_in_last_episode(shaped, K, L)
   np.testing.assert_array_equal(done_b, done)
   np.testing.assert_array_equal(last_b, last)
   bonus = reward_b - reward
-  np.testing.assert_allclose(bonus, b * so_far_b, atol=1e-4)
+  np.testing.assert_allclose(bonus, b * last_b, atol=1e-4)  # success_last: the episode's success so far
   assert bonus[:L].max() == 0.0 and np.allclose(bonus[-1], b)  # none in the first episode; at the end, all
   assert np.all(np.diff(bonus[L:], axis=0) >= -1e-4)  # once earned, kept to the episode's end
   np.testing.assert_allclose(prev_r_b, reward_b / 10, rtol=1e-5, atol=1e-6)
@@ -168,8 +168,8 @@ def test_trial_success_per_episode_index():
 
 def _expert_in_last_episode(ml, K, L):
   """Rolls 2 worlds of `ml` (trials of K episodes of L steps) with the scripted expert acting only in the
-  last episode: per step [K * L, 2] done, success first / last, the learner's episode success, reward,
-  the inner episode's success so far, and the RL² input's previous reward."""
+  last episode: per step [K * L, 2] done, success first / last (the current episode's success so far), the
+  learner's episode success, reward, and the RL² input's previous reward."""
   env = wrappers.wrap_for_training(ml, 2)
   expert = mjx_envs.metaworld.scripted_policy("reach-v3")
 
@@ -188,7 +188,6 @@ def _expert_in_last_episode(ml, K, L):
         s.metrics["trial/success_last"],
         s.metrics["episode_success"],
         s.reward,
-        s.metrics["trial/success_last"],  # the current episode's success so far
         s.info["final_obs"][:, 43],
       )
 
