@@ -41,6 +41,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run as a script too
 
 from agents import experiment
+from agents.common import evaluation
 
 
 def roll_objects(obs):
@@ -62,17 +63,14 @@ def trial_steps(env, act, carry, key, episodes: int, inner: int, obs_map=None, k
   it takes into the next one) and the trial's goal `info['target']` [n, 3] (None for an env without one)."""
   state = env.reset(key)
 
-  def body(loop, k_step):
-    state, carry = loop
-    action, carry = act(state.obs if obs_map is None else obs_map(state.obs), k_step, carry)
-    state = env.step(state, action)
+  def record(acc, state):
     # trial/success_last is the step's own success; is_success reads 0 on an episode's last step
     # before the trial's last (the episode restarts there), which would hide those episodes' ends.
-    return (state, carry), (state.reward, state.metrics["trial/success_last"])
+    return acc, (state.reward, state.metrics["trial/success_last"])
 
   def episode(loop, keys):
-    loop, out = jax.lax.scan(body, loop, keys)
-    return loop, (out, loop[1] if keep_carry else None)
+    state, carry, _, out = evaluation.play(env, act, loop[0], keys, loop[1], obs_map, record)
+    return (state, carry), (out, carry if keep_carry else None)
 
   keys = jax.random.split(jax.random.fold_in(key, 1), episodes * inner)
   _, ((reward, success), ends) = jax.lax.scan(

@@ -29,24 +29,18 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
   env = wrappers.batch(raw_env, num_envs, per_env)
   state = sharding.constrain_env_axis(env.reset(key))  # data-parallel under a mesh, as training is
 
-  def body(loop, k_step):
-    (state, carry), finished, acc = loop
-    if carry is None:
-      action = act(state.obs, k_step)
-    else:
-      action, carry = act(state.obs, k_step, carry)
-    state = env.step(state, action)
+  def first_end(loop, state):  # each world's figures where its first episode ends
+    finished, acc = loop
     m = state.metrics
     first = (state.done > 0) & ~finished
     acc = {k: jnp.where(first, m[k if k.startswith("trial/") else f"episode_{k}"], v) for k, v in acc.items()}
-    return ((state, carry), finished | (state.done > 0), acc), None
+    return (finished | (state.done > 0), acc), None
 
   trial_keys = tuple(k for k in state.metrics if k.startswith("trial/"))
   acc0 = {k: jnp.zeros((num_envs,)) for k in ("success", "return", "length") + trial_keys}
-  (_, _, acc), _ = jax.lax.scan(
-    body,
-    ((state, carry), jnp.zeros((num_envs,), bool), acc0),
-    jax.random.split(jax.random.fold_in(key, 1), episode_length),
+  keys = jax.random.split(jax.random.fold_in(key, 1), episode_length)
+  _, _, (_, acc), _ = play(
+    env, act, state, keys, carry, observe=first_end, acc=(jnp.zeros((num_envs,), bool), acc0)
   )
   out = {
     "eval/success_rate": jnp.mean(acc["success"]),
@@ -59,3 +53,28 @@ def evaluate_policy(raw_env, episode_length: int, flatten: bool, act, key, num_e
     out[f"eval/return/{name}"] = jnp.mean(env.split(acc["return"])[i])
     out.update({f"eval/{k}/{name}": jnp.mean(env.split(acc[k])[i]) for k in trial_keys})
   return out
+
+
+def play(env, act, state, keys, carry=None, obs_map=None, observe=None, acc=None):
+  """Plays `act` on a batch of worlds `env` from `state`, one step per key of `keys` [T, 2].
+
+  act(obs [n, ...], key) -> action [n, A]; with `carry` (a recurrent policy's state, leaves [n, ...])
+  act(obs, key, carry) -> (action, carry). `obs_map` (obs -> obs) changes what the policy sees, not the
+  world. After each step observe(acc, state) -> (acc, out) folds the new state into `acc` and emits a
+  per-step output. Returns (state, carry, acc, outs), outs stacked over the T steps (None without
+  `observe`). The one rollout loop of the evaluations (`evaluate_policy`, RL2's per-episode tables in
+  benchmarks/rl2_adaptation.py)."""
+
+  def body(loop, k_step):
+    state, carry, acc = loop
+    obs = state.obs if obs_map is None else obs_map(state.obs)
+    if carry is None:
+      action = act(obs, k_step)
+    else:
+      action, carry = act(obs, k_step, carry)
+    state = env.step(state, action)
+    acc, out = (acc, None) if observe is None else observe(acc, state)
+    return (state, carry, acc), out
+
+  (state, carry, acc), outs = jax.lax.scan(body, (state, carry, acc), keys)
+  return state, carry, acc, outs
