@@ -519,6 +519,43 @@ def mt10_long(out: str) -> None:
   _finish(fig, os.path.join(out, "mt10_long.png"), "MT-SAC on MT10 (mtsac_mt10_cpu), C physics")
 
 
+def mt50(out: str) -> None:
+  """MT-SAC on MT50: 2026-11-28's run on the arm's worlds at MT10's update budget (batches of 256, 2 worlds
+  per task) beside the two earlier runs (batches of 1,280, 1 world per task: 2026-11-26 before the arm's
+  sag and wrist, 2026-11-27 with them), eval mean against env steps, and each task over the new run's
+  last ten evaluations."""
+  new = _rows("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256", "metrics.jsonl")
+  series = [
+    (new, "k", "2026-11-28: the arm's worlds, batch 256, 2 worlds per task"),
+    (_rows("metaworld", "2026-11-27", "mtsac_mt50_cpu_fixed", "metrics.jsonl"), "C3", "2026-11-27: sag + wrist, batch 1,280"),
+    (_rows("metaworld", "2026-11-26", "mtsac_mt50_cpu_80min", "metrics.jsonl"), "C0", "2026-11-26: before them, batch 1,280"),
+  ]  # fmt: skip
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 7.5), gridspec_kw={"width_ratios": [1.4, 1]})
+  for rows, color, label in series:
+    xs, ys = _series(rows, "eval/success_rate")
+    ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
+    ax1.plot(xs, trailing_mean(ys, 10), color=color, label=label + " (10-evaluation mean)")
+  _paper_line(ax1, 0.385, "paper, MT-SAC: 38.5%")
+  ax1.set_xlabel("env steps (millions)")
+  ax1.set_ylabel("eval success, mean of the 50 tasks")
+  ax1.set_ylim(-0.03, 1.05)
+  ax1.legend(fontsize=7, loc="upper left")
+  last = [r for r in new if "eval/success_rate" in r][-10:]
+  tasks = sorted(k.split("/", 2)[2] for k in last[-1] if k.startswith("eval/success_rate/"))
+  vals = {t: sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks}
+  tasks.sort(key=lambda t: -vals[t])
+  ax2.barh(range(len(tasks)), [vals[t] for t in tasks], color="k")
+  ax2.set_yticks(range(len(tasks)), tasks, fontsize=6)
+  ax2.invert_yaxis()
+  ax2.set_xlim(0, 1.05)
+  ax2.set_title(
+    f"2026-11-28, per task, last ten evaluations (to {last[-1]['env_steps'] / 1e6:.2f}M)", fontsize=9
+  )
+  for ax in (ax1, ax2):
+    ax.grid(alpha=0.3)
+  _finish(fig, os.path.join(out, "mt50.png"), "MT-SAC on MT50 (mtsac_mt50_cpu), C physics, one seed each")
+
+
 def hand_reach(out: str) -> None:
   """HandReach on the CPU: DDPG+HER (2026-11-26), SAC+HER (2026-11-27, batches of 256 and 2,048) and the
   demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only) eval success against env
@@ -644,6 +681,7 @@ FIGURES = {
   "hns_pool": hns_pool,
   "mt10": mt10,
   "mt10_long": mt10_long,
+  "mt50": mt50,
   "selfplay_rows": selfplay_rows,
   "hand_reach": hand_reach,
   "transfer": transfer,
