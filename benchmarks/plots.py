@@ -470,6 +470,20 @@ def transfer(out: str) -> None:
   )
 
 
+def _eval_curves(ax, series, paper: float, paper_label: str, ylabel: str, loc: str) -> None:
+  """Each run's eval success (faint) and its 10-evaluation trailing mean against env steps, with the
+  paper's figure; series: (rows, color, label) per run."""
+  for rows, color, label in series:
+    xs, ys = _series(rows, "eval/success_rate")
+    ax.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
+    ax.plot(xs, trailing_mean(ys, 10), color=color, label=label + " (10-evaluation mean)")
+  _paper_line(ax, paper, paper_label)
+  ax.set_xlabel("env steps (millions)")
+  ax.set_ylabel(ylabel)
+  ax.set_ylim(-0.03, 1.05)
+  ax.legend(fontsize=7, loc=loc)
+
+
 def mt10_long(out: str) -> None:
   """MT-SAC on MT10 for two hours: 2026-11-27's runs (the hand with the arm's sag and the wrist's collision;
   seeds 0-3, and the multi-head variant) beside 2026-11-26's (before both) and 2026-11-28's (the arm's
@@ -495,15 +509,9 @@ def mt10_long(out: str) -> None:
       arm = _rows("metaworld", "2026-11-28", run, "metrics.jsonl")
       series.append((arm, color, f"2026-11-28: the reference's arm (the default world), seed {seed}"))
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
-  for rows, color, label in series:
-    xs, ys = _series(rows, "eval/success_rate")
-    ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
-    ax1.plot(xs, trailing_mean(ys, 10), color=color, label=label + " (10-evaluation mean)")
-  _paper_line(ax1, 0.683, "paper, MT-SAC: 68.3%")
-  ax1.set_xlabel("env steps (millions)")
-  ax1.set_ylabel("eval success, mean of the ten tasks")
-  ax1.set_ylim(-0.03, 1.05)
-  ax1.legend(fontsize=7, loc="lower right")
+  _eval_curves(
+    ax1, series, 0.683, "paper, MT-SAC: 68.3%", "eval success, mean of the ten tasks", "lower right"
+  )
   tasks = sorted(k.split("/", 2)[2] for k in new[-1] if k.startswith("eval/success_rate/"))
   last = [r for r in new if "eval/success_rate" in r][-10:]
   vals = [sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks]
@@ -531,15 +539,7 @@ def mt50(out: str) -> None:
     (_rows("metaworld", "2026-11-26", "mtsac_mt50_cpu_80min", "metrics.jsonl"), "C0", "2026-11-26: before them, batch 1,280"),
   ]  # fmt: skip
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 7.5), gridspec_kw={"width_ratios": [1.4, 1]})
-  for rows, color, label in series:
-    xs, ys = _series(rows, "eval/success_rate")
-    ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
-    ax1.plot(xs, trailing_mean(ys, 10), color=color, label=label + " (10-evaluation mean)")
-  _paper_line(ax1, 0.385, "paper, MT-SAC: 38.5%")
-  ax1.set_xlabel("env steps (millions)")
-  ax1.set_ylabel("eval success, mean of the 50 tasks")
-  ax1.set_ylim(-0.03, 1.05)
-  ax1.legend(fontsize=7, loc="upper left")
+  _eval_curves(ax1, series, 0.385, "paper, MT-SAC: 38.5%", "eval success, mean of the 50 tasks", "upper left")
   last = [r for r in new if "eval/success_rate" in r][-10:]
   tasks = sorted(k.split("/", 2)[2] for k in last[-1] if k.startswith("eval/success_rate/"))
   vals = {t: sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks}
