@@ -12,6 +12,7 @@ import time
 import jax
 import numpy as np
 import pytest
+from compile_flags import FAST_COMPILE
 
 import agents
 import train
@@ -149,10 +150,11 @@ def test_video_of_an_untrained_policy(tmp_path):
 
 
 def _env():
-  # train.py adds its own flags; the test suite's compile-speed flag (conftest.py) travels along.
+  # train.py adds its own flags; the test suite's compile-speed flags (compile_flags.py) travel along.
   env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-  if "xla_backend_optimization_level=0" in os.environ.get("XLA_FLAGS", ""):
-    env["XLA_FLAGS"] = "--xla_backend_optimization_level=0"
+  fast = [f for f in os.environ.get("XLA_FLAGS", "").split() if f in FAST_COMPILE]
+  if fast:
+    env["XLA_FLAGS"] = " ".join(fast)
   env.update(MJX_COMPILATION_CACHE=CACHE, JAX_PLATFORMS="cpu", PYTHONUNBUFFERED="1")
   return env
 

@@ -8,10 +8,13 @@ from mjx_envs.metaworld import meta
 from mjx_envs.metaworld.multitask import MultiTask
 from mjx_envs.metaworld.shared import SharedMultiTask
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from compile_flags import USERS_EMITTERS
 
 # Models of different sizes (bodies, joints, geoms, sites, contact pairs, context and rand_vec lengths),
 # so that every padded field is padded somewhere.
@@ -27,7 +30,7 @@ def _rollout(shared_code: bool, fixed: int):
   )
   env = wrappers.wrap_for_training(mt, N * len(TASKS))
 
-  @jax.jit
+  @functools.partial(jax.jit, compiler_options=USERS_EMITTERS)  # bit for bit: compile_flags.py
   def run(key):
     s = env.reset(key)
 
@@ -107,7 +110,7 @@ def _ml_rollout(shared_code: bool):
   )
   env = wrappers.wrap_for_training(ml, N * len(ML_TRAIN))
 
-  @jax.jit
+  @functools.partial(jax.jit, compiler_options=USERS_EMITTERS)  # bit for bit: compile_flags.py
   def run(key):
     s = env.reset(key)
 
