@@ -15,7 +15,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "0.40 on 10 episodes/task at 3.0-3.3M env steps (CPU, 2026-11-29); paper 38.5%"
+MEASURED = "0.398 on 10 episodes/task at 3.0-3.7M env steps (CPU, 2026-11-29); paper 38.5%"
 
 _GPU = runpy.run_path(os.path.join(os.path.dirname(__file__), "mtsac_mt50.py"))
 
