@@ -539,17 +539,17 @@ def mt50(out: str) -> None:
     (_rows("metaworld", "2026-11-26", "mtsac_mt50_cpu_80min", "metrics.jsonl"), "C0", "2026-11-26: before them, batch 1,280"),
   ]  # fmt: skip
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 7.5), gridspec_kw={"width_ratios": [1.4, 1]})
+  # Its checkpoints evaluated on 10 episodes per task (evaluate_run, num_envs=500), one mark per seed;
+  # drawn first so that _eval_curves' legend lists them.
+  with open(
+    os.path.join(RESULTS, "metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256", "checkpoint_evals.json")
+  ) as f:
+    marks = json.load(f)["rows"]
+  ax1.plot(
+    [m["env_steps"] / 1e6 for m in marks], [m["success_rate"] for m in marks], "rD", ms=5,
+    label="its checkpoints, 10 episodes per task",
+  )  # fmt: skip
   _eval_curves(ax1, series, 0.385, "paper, MT-SAC: 38.5%", "eval success, mean of the 50 tasks", "upper left")
-  # Checkpoints evaluated on 10 episodes per task (evaluate_run, num_envs=500), one mark per seed.
-  path = os.path.join(RESULTS, "metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256", "checkpoint_evals.json")
-  if os.path.exists(path):
-    with open(path) as f:
-      marks = json.load(f)["rows"]
-    ax1.plot(
-      [m["env_steps"] / 1e6 for m in marks], [m["success_rate"] for m in marks], "rD", ms=5,
-      label="its checkpoints, 10 episodes per task",
-    )  # fmt: skip
-    ax1.legend(loc="upper left", fontsize=7)
   last = [r for r in new if "eval/success_rate" in r][-10:]
   tasks = sorted(k.split("/", 2)[2] for k in last[-1] if k.startswith("eval/success_rate/"))
   vals = {t: sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks}

@@ -2,7 +2,8 @@
 
 50 tasks x 2 worlds x 50 steps = 5,000 env steps per cycle, 500 updates (0.1 per env step) of 256 (MT10's
 batch; mtsac_mt50's 1,280 per update is 5x MT10's gradient samples per env step), a 1M buffer. With these
-settings 2026-11-28's run reached 0.33-0.34 from 1.2M to 1.95M env steps (2 h); the figures before it took
+settings 2026-11-28's run reached 0.33-0.34 from 1.2M to 1.95M env steps (2 h) and, resumed, 0.384-0.406
+on 10 episodes per task at 3.0-3.7M (BENCHMARKS.md, "MT50 on the arm's worlds"); the figures before it took
 1 world per task and batches of 1,280 (`--set env.envs_per_task=1 --set agent.num_envs=50 --set
 agent.updates_per_cycle=250 --set agent.batch_size=1280`): 0.26-0.27 to 2.2M.
 
