@@ -91,6 +91,10 @@ class PPOConfig(episodes.StepBudget):
   activation: str = "tanh"
   distribution: str = "normal"  # "normal" | "tanh_normal" | "categorical"
   init_log_std: float = -0.5
+  # (min, max) of a Gaussian policy's std, or None: unbounded. garage's Gaussian policies, with which the
+  # Meta-World paper trained MT-PPO and RL², keep it within (0.5, 1.5) (their min_std / max_std): a hard
+  # clip of the log std, so the parameter gets no gradient while it sits outside the bounds.
+  std_bounds: tuple[float, float] | None = None
   episode_length: int | None = None  # default: the env's own
   num_eval_envs: int = 128
   # Evaluation acts with the distribution's mode (True) or samples (False); None: the mode, but samples
@@ -125,6 +129,12 @@ class PPOConfig(episodes.StepBudget):
     for name in ("lr_schedule", "ent_schedule"):
       if getattr(self, name) not in optim.SCHEDULES:
         raise ValueError(f"{name} must be one of {optim.SCHEDULES}, got {getattr(self, name)!r}")
+    if self.std_bounds is not None:
+      if self.distribution == "categorical":
+        raise ValueError("std_bounds bounds a Gaussian's std; distribution='categorical' has none")
+      lo, hi = self.std_bounds
+      if not 0 < lo < hi:
+        raise ValueError(f"std_bounds must be (min, max) with 0 < min < max, got {self.std_bounds!r}")
     if self.staleness < 0:
       raise ValueError(f"staleness must be >= 0, got {self.staleness}")
     if self.hindsight_form not in losses.FORMS:
@@ -243,7 +253,13 @@ class PPO:
     return N.normalize(obs_norm, feats, self.config.obs_clip) if self.config.normalize_obs else feats
 
   def _dist(self, out):
-    return self.dist_cls(out) if self.bins else self.dist_cls(*out)
+    if self.bins:
+      return self.dist_cls(out)
+    mean, log_std = out
+    if self.config.std_bounds is not None:
+      lo, hi = self.config.std_bounds
+      log_std = jnp.clip(log_std, math.log(lo), math.log(hi))
+    return self.dist_cls(mean, log_std)
 
   def distribution(self, policy_params, obs_norm, feats, carry=None):
     """The action distribution; with an LSTM, (distribution, new carry)."""

@@ -71,6 +71,27 @@ def test_ppo_config_and_metrics(env):
   assert float(m["data/sample_reuse"]) == 4.0 and float(m["data/staleness"]) == 0.0
 
 
+def test_std_bounds_clip_the_gaussian_and_stop_its_gradient_outside(env):
+  """std_bounds (garage's min_std / max_std): the policy's std is clipped into the bounds in every
+  distribution PPO builds (rollout, loss, evaluation), and the log std gets a gradient only inside."""
+  with pytest.raises(ValueError, match="std_bounds"):
+    ppo.PPOConfig(std_bounds=(1.5, 0.5))
+  with pytest.raises(ValueError, match="categorical"):
+    ppo.PPOConfig(distribution="categorical", std_bounds=(0.5, 1.5))
+  free = ppo.make_train(env, ppo.PPOConfig(num_envs=4, num_minibatches=1, total_env_steps=640))
+  bounded = ppo.make_train(
+    env, ppo.PPOConfig(num_envs=4, num_minibatches=1, total_env_steps=640, std_bounds=(0.5, 1.5))
+  )
+  mean = jnp.zeros((3, 4))
+  log_std = jnp.log(jnp.array([0.1, 0.7, 3.0, 1.0]))[None].repeat(3, 0)
+  np.testing.assert_allclose(np.exp(free._dist((mean, log_std)).log_std), np.exp(log_std), rtol=1e-6)
+  np.testing.assert_allclose(
+    np.exp(bounded._dist((mean, log_std)).log_std[0]), [0.5, 0.7, 1.5, 1.0], rtol=1e-6
+  )
+  grad = jax.grad(lambda ls: bounded._dist((mean, ls)).entropy().sum())(log_std)
+  np.testing.assert_array_equal(np.asarray(grad), [[0.0, 1.0, 0.0, 1.0]] * 3)
+
+
 def test_ddpg_staleness_is_the_age_of_sampled_segments(env):
   algo = ddpg.make_train(env, ddpg.DDPGConfig(num_envs=2, unroll_length=5, buffer_size=40, batch_size=64))
   # 8 segment slots; 3 cycles of 2 segments written: slots 0-1 (cycle 0, age 2), 2-3 (age 1), 4-5 (age 0).
