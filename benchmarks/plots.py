@@ -484,6 +484,32 @@ def _eval_curves(ax, series, paper: float, paper_label: str, ylabel: str, loc: s
   ax.legend(fontsize=7, loc=loc)
 
 
+def _task_bars(ax, rows: list[dict], label: str, by_value: bool = False, fontsize: int = 7) -> None:
+  """Each task's eval success over a run's last ten evaluations, as horizontal bars (sorted by value, or
+  by name); `label` starts the title (the run's date)."""
+  last = [r for r in rows if "eval/success_rate" in r][-10:]
+  tasks = sorted(k.split("/", 2)[2] for k in last[-1] if k.startswith("eval/success_rate/"))
+  vals = {t: sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks}
+  if by_value:
+    tasks.sort(key=lambda t: -vals[t])
+  ax.barh(range(len(tasks)), [vals[t] for t in tasks], color="k")
+  ax.set_yticks(range(len(tasks)), tasks, fontsize=fontsize)
+  ax.invert_yaxis()
+  ax.set_xlim(0, 1.05)
+  ax.set_title(f"{label}, per task, last ten evaluations (to {last[-1]['env_steps'] / 1e6:.2f}M)", fontsize=9)
+
+
+def _checkpoint_marks(ax, *run: str) -> None:
+  """A run's checkpoints evaluated on 10 episodes per task (its checkpoint_evals.json under
+  benchmarks/results/RUN...), one red mark per evaluation seed; drawn before _eval_curves, whose legend
+  then lists them."""
+  marks = _json(*run, "checkpoint_evals.json")["rows"]
+  ax.plot(
+    [m["env_steps"] / 1e6 for m in marks], [m["success_rate"] for m in marks], "rD", ms=5,
+    label="its checkpoints, 10 episodes per task",
+  )  # fmt: skip
+
+
 def mt10_long(out: str) -> None:
   """MT-SAC on MT10 for two hours: 2026-11-27's runs (the hand with the arm's sag and the wrist's collision;
   seeds 0-3, and the multi-head variant) beside 2026-11-26's (before both) and 2026-11-28's (the arm's
@@ -512,16 +538,7 @@ def mt10_long(out: str) -> None:
   _eval_curves(
     ax1, series, 0.683, "paper, MT-SAC: 68.3%", "eval success, mean of the ten tasks", "lower right"
   )
-  tasks = sorted(k.split("/", 2)[2] for k in new[-1] if k.startswith("eval/success_rate/"))
-  last = [r for r in new if "eval/success_rate" in r][-10:]
-  vals = [sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks]
-  ax2.barh(range(len(tasks)), vals, color="k")
-  ax2.set_yticks(range(len(tasks)), tasks, fontsize=7)
-  ax2.invert_yaxis()
-  ax2.set_xlim(0, 1.05)
-  ax2.set_title(
-    f"2026-11-27, per task, last ten evaluations (to {last[-1]['env_steps'] / 1e6:.2f}M)", fontsize=9
-  )
+  _task_bars(ax2, new, "2026-11-27")
   for ax in (ax1, ax2):
     ax.grid(alpha=0.3)
   _finish(fig, os.path.join(out, "mt10_long.png"), "MT-SAC on MT10 (mtsac_mt10_cpu), C physics")
@@ -539,31 +556,36 @@ def mt50(out: str) -> None:
     (_rows("metaworld", "2026-11-26", "mtsac_mt50_cpu_80min", "metrics.jsonl"), "C0", "2026-11-26: before them, batch 1,280"),
   ]  # fmt: skip
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 7.5), gridspec_kw={"width_ratios": [1.4, 1]})
-  # Its checkpoints evaluated on 10 episodes per task (evaluate_run, num_envs=500), one mark per seed;
-  # drawn first so that _eval_curves' legend lists them.
-  with open(
-    os.path.join(RESULTS, "metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256", "checkpoint_evals.json")
-  ) as f:
-    marks = json.load(f)["rows"]
-  ax1.plot(
-    [m["env_steps"] / 1e6 for m in marks], [m["success_rate"] for m in marks], "rD", ms=5,
-    label="its checkpoints, 10 episodes per task",
-  )  # fmt: skip
+  _checkpoint_marks(ax1, "metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256")  # evaluate_run, num_envs=500
   _eval_curves(ax1, series, 0.385, "paper, MT-SAC: 38.5%", "eval success, mean of the 50 tasks", "upper left")
-  last = [r for r in new if "eval/success_rate" in r][-10:]
-  tasks = sorted(k.split("/", 2)[2] for k in last[-1] if k.startswith("eval/success_rate/"))
-  vals = {t: sum(r[f"eval/success_rate/{t}"] for r in last) / len(last) for t in tasks}
-  tasks.sort(key=lambda t: -vals[t])
-  ax2.barh(range(len(tasks)), [vals[t] for t in tasks], color="k")
-  ax2.set_yticks(range(len(tasks)), tasks, fontsize=6)
-  ax2.invert_yaxis()
-  ax2.set_xlim(0, 1.05)
-  ax2.set_title(
-    f"2026-11-28, per task, last ten evaluations (to {last[-1]['env_steps'] / 1e6:.2f}M)", fontsize=9
-  )
+  _task_bars(ax2, new, "2026-11-28", by_value=True, fontsize=6)
   for ax in (ax1, ax2):
     ax.grid(alpha=0.3)
   _finish(fig, os.path.join(out, "mt50.png"), "MT-SAC on MT50 (mtsac_mt50_cpu), C physics, one seed each")
+
+
+def mtppo(out: str) -> None:
+  """MT-PPO on MT10: 2026-11-29's run on the arm's worlds (200 worlds, 4 epochs, no entropy term; the
+  same with entropy 5e-3, stopped at 2.1M env steps) beside 2026-11-26's hour
+  on the free hand (40 worlds, 8 epochs, a crowded CPU), eval mean against env steps with the paper's
+  MT-PPO and MT-SAC figures, its checkpoints on 10 episodes per task, and each task at the end."""
+  run = ("metaworld", "2026-11-29", "mtppo_mt10_cpu_arm")
+  new = _rows(*run, "metrics.jsonl")
+  series = [
+    (new, "k", "2026-11-29: the arm's worlds, 200 worlds x 50 steps, 4 epochs, no entropy term"),
+    (_rows(*run, "ent_coef_5e-3", "metrics.jsonl"), "C3", "2026-11-29: the same with entropy 5e-3, stopped at 2.1M"),
+    (_rows("metaworld", "2026-11-26", "mtppo_mt10_cpu_1h", "metrics.jsonl"), "C0", "2026-11-26: the free hand, 40 worlds, 8 epochs"),
+  ]  # fmt: skip
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.4), gridspec_kw={"width_ratios": [1.5, 1]})
+  _checkpoint_marks(ax1, *run)
+  ax1.axhline(0.683, color="0.6", linestyle=":", linewidth=1.2, label="paper, MT-SAC: 68.3%")
+  _eval_curves(
+    ax1, series, 0.305, "paper, MT-PPO: 30.5%", "eval success, mean of the ten tasks", "upper left"
+  )
+  _task_bars(ax2, new, "2026-11-29")
+  for ax in (ax1, ax2):
+    ax.grid(alpha=0.3)
+  _finish(fig, os.path.join(out, "mtppo.png"), "MT-PPO on MT10 (mtppo_mt10_cpu), C physics, one seed each")
 
 
 def hand_reach(out: str) -> None:
@@ -692,6 +714,7 @@ FIGURES = {
   "mt10": mt10,
   "mt10_long": mt10_long,
   "mt50": mt50,
+  "mtppo": mtppo,
   "selfplay_rows": selfplay_rows,
   "hand_reach": hand_reach,
   "transfer": transfer,

@@ -6,6 +6,11 @@ learning rate 5e-4, clip 0.2, GAE lambda 0.97, gamma 0.99, entropy 5e-3, 16 epoc
 the CPU budget. Per-task success is logged as train/success_rate/<task> and eval/success_rate/<task>; the
 paper's figure is the mean over tasks (eval/success_rate, equal worlds per task). The paper's MT-PPO:
 30.5% on MT10.
+
+Not the paper's: its implementation (garage's `mtppo_metaworld_mt10`) puts the entropy into the reward
+with its gradient stopped and keeps the std within [0.5, 1.5]; here the 5e-3 is a term of the loss,
+which on the CPU drove the std up (BENCHMARKS.md, "MT10: two hours of MT-PPO on the arm's worlds";
+`mtppo_mt10_cpu` drops it). `--set agent.std_bounds=(0.5,1.5)` bounds the std as garage does.
 """
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
