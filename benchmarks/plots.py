@@ -499,15 +499,47 @@ def _task_bars(ax, rows: list[dict], label: str, by_value: bool = False, fontsiz
   ax.set_title(f"{label}, per task, last ten evaluations (to {last[-1]['env_steps'] / 1e6:.2f}M)", fontsize=9)
 
 
-def _checkpoint_marks(ax, *run: str) -> None:
+def _checkpoint_marks(
+  ax, *run: str, fmt: str = "rD", label: str = "its checkpoints, 10 episodes per task"
+) -> None:
   """A run's checkpoints evaluated on 10 episodes per task (its checkpoint_evals.json under
-  benchmarks/results/RUN...), one red mark per evaluation seed; drawn before _eval_curves, whose legend
-  then lists them."""
+  benchmarks/results/RUN...), one mark (`fmt`) per evaluation seed; drawn before _eval_curves, whose
+  legend then lists them."""
   marks = _json(*run, "checkpoint_evals.json")["rows"]
-  ax.plot(
-    [m["env_steps"] / 1e6 for m in marks], [m["success_rate"] for m in marks], "rD", ms=5,
-    label="its checkpoints, 10 episodes per task",
-  )  # fmt: skip
+  ax.plot([m["env_steps"] / 1e6 for m in marks], [m["success_rate"] for m in marks], fmt, ms=5, label=label)
+
+
+def _mt_figure(
+  out: str,
+  name: str,
+  title: str,
+  series,
+  paper: tuple,
+  ylabel: str,
+  bars: tuple,
+  *,
+  marks: tuple = (),
+  other: tuple = (),
+  loc: str = "upper left",
+  height: float = 4.4,
+  ratios: tuple = (1.5, 1),
+  by_value: bool = False,
+  fontsize: int = 7,
+) -> None:
+  """A multi-task run's figure, `out/name.png`: on the left each run of `series` against env steps
+  (_eval_curves) with the paper's figure `paper` = (y, label), a second figure `other` = (y, label) dotted,
+  and the checkpoint evaluations of each run of `marks` = ((path parts under benchmarks/results/, fmt,
+  label), ...); on the right the tasks of `bars` = (rows, label) (_task_bars)."""
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, height), gridspec_kw={"width_ratios": list(ratios)})
+  for run, fmt, label in marks:
+    _checkpoint_marks(ax1, *run, fmt=fmt, label=label)
+  if other:
+    ax1.axhline(other[0], color="0.6", linestyle=":", linewidth=1.2, label=other[1])
+  _eval_curves(ax1, series, paper[0], paper[1], ylabel, loc)
+  _task_bars(ax2, *bars, by_value=by_value, fontsize=fontsize)
+  for ax in (ax1, ax2):
+    ax.grid(alpha=0.3)
+  _finish(fig, os.path.join(out, f"{name}.png"), title)
 
 
 def mt10_long(out: str) -> None:
@@ -534,14 +566,10 @@ def mt10_long(out: str) -> None:
     if os.path.exists(_path("metaworld", "2026-11-28", run, "metrics.jsonl")):
       arm = _rows("metaworld", "2026-11-28", run, "metrics.jsonl")
       series.append((arm, color, f"2026-11-28: the reference's arm (the default world), seed {seed}"))
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.2), gridspec_kw={"width_ratios": [1.5, 1]})
-  _eval_curves(
-    ax1, series, 0.683, "paper, MT-SAC: 68.3%", "eval success, mean of the ten tasks", "lower right"
-  )
-  _task_bars(ax2, new, "2026-11-27")
-  for ax in (ax1, ax2):
-    ax.grid(alpha=0.3)
-  _finish(fig, os.path.join(out, "mt10_long.png"), "MT-SAC on MT10 (mtsac_mt10_cpu), C physics")
+  _mt_figure(
+    out, "mt10_long", "MT-SAC on MT10 (mtsac_mt10_cpu), C physics", series, (0.683, "paper, MT-SAC: 68.3%"),
+    "eval success, mean of the ten tasks", (new, "2026-11-27"), loc="lower right", height=4.2,
+  )  # fmt: skip
 
 
 def mt50(out: str) -> None:
@@ -555,13 +583,12 @@ def mt50(out: str) -> None:
     (_rows("metaworld", "2026-11-27", "mtsac_mt50_cpu_fixed", "metrics.jsonl"), "C3", "2026-11-27: sag + wrist, batch 1,280"),
     (_rows("metaworld", "2026-11-26", "mtsac_mt50_cpu_80min", "metrics.jsonl"), "C0", "2026-11-26: before them, batch 1,280"),
   ]  # fmt: skip
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 7.5), gridspec_kw={"width_ratios": [1.4, 1]})
-  _checkpoint_marks(ax1, "metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256")  # evaluate_run, num_envs=500
-  _eval_curves(ax1, series, 0.385, "paper, MT-SAC: 38.5%", "eval success, mean of the 50 tasks", "upper left")
-  _task_bars(ax2, new, "2026-11-28", by_value=True, fontsize=6)
-  for ax in (ax1, ax2):
-    ax.grid(alpha=0.3)
-  _finish(fig, os.path.join(out, "mt50.png"), "MT-SAC on MT50 (mtsac_mt50_cpu), C physics, one seed each")
+  _mt_figure(
+    out, "mt50", "MT-SAC on MT50 (mtsac_mt50_cpu), C physics, one seed each", series,
+    (0.385, "paper, MT-SAC: 38.5%"), "eval success, mean of the 50 tasks", (new, "2026-11-28"),
+    marks=((("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256"), "rD", "its checkpoints, 10 episodes per task"),),  # num_envs=500
+    height=7.5, ratios=(1.4, 1), by_value=True, fontsize=6,
+  )  # fmt: skip
 
 
 def mtppo(out: str) -> None:
@@ -576,16 +603,35 @@ def mtppo(out: str) -> None:
     (_rows(*run, "ent_coef_5e-3", "metrics.jsonl"), "C3", "2026-11-29: the same with entropy 5e-3, stopped at 2.1M"),
     (_rows("metaworld", "2026-11-26", "mtppo_mt10_cpu_1h", "metrics.jsonl"), "C0", "2026-11-26: the free hand, 40 worlds, 8 epochs"),
   ]  # fmt: skip
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.4), gridspec_kw={"width_ratios": [1.5, 1]})
-  _checkpoint_marks(ax1, *run)
-  ax1.axhline(0.683, color="0.6", linestyle=":", linewidth=1.2, label="paper, MT-SAC: 68.3%")
-  _eval_curves(
-    ax1, series, 0.305, "paper, MT-PPO: 30.5%", "eval success, mean of the ten tasks", "upper left"
-  )
-  _task_bars(ax2, new, "2026-11-29")
-  for ax in (ax1, ax2):
-    ax.grid(alpha=0.3)
-  _finish(fig, os.path.join(out, "mtppo.png"), "MT-PPO on MT10 (mtppo_mt10_cpu), C physics, one seed each")
+  _mt_figure(
+    out, "mtppo", "MT-PPO on MT10 (mtppo_mt10_cpu), C physics, one seed each", series,
+    (0.305, "paper, MT-PPO: 30.5%"), "eval success, mean of the ten tasks", (new, "2026-11-29"),
+    marks=((run, "rD", "its checkpoints, 10 episodes per task"),), other=(0.683, "paper, MT-SAC: 68.3%"),
+  )  # fmt: skip
+
+
+def mtppo_mt50(out: str) -> None:
+  """MT-PPO on MT50: 2026-11-29's run on the arm's worlds (mtppo_mt10_cpu's recipe: 5 worlds per task, 4
+  epochs, no entropy term) and the same with the std within [0.5, 1.5] as garage bounds it, beside
+  2026-11-28's MT-SAC run on the same worlds: eval mean against env steps with the paper's MT-PPO and
+  MT-SAC figures, both runs' checkpoints on 10 episodes per task, and each task over the std-bounded
+  run's last ten evaluations."""
+  run = ("metaworld", "2026-11-29", "mtppo_mt50_cpu_arm")
+  new, std = _rows(*run, "metrics.jsonl"), _rows(*run, "std_bounds", "metrics.jsonl")
+  series = [
+    (new, "k", "2026-11-29: MT-PPO, the arm's worlds, 250 worlds x 50 steps, 4 epochs"),
+    (std, "C3", "2026-11-29: the same, std within [0.5, 1.5]"),
+    (_rows("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256", "metrics.jsonl"), "C0", "2026-11-28: MT-SAC, the same worlds"),
+  ]  # fmt: skip
+  _mt_figure(
+    out, "mtppo_mt50", "MT-PPO on MT50 (mtppo_mt50_cpu), C physics, one seed each", series,
+    (0.354, "paper, MT-PPO: 35.4%"), "eval success, mean of the 50 tasks", (std, "2026-11-29, std in [0.5, 1.5]"),
+    marks=(
+      (run, "kD", "its checkpoints, 10 episodes per task"),
+      ((*run, "std_bounds"), "rD", "the std-bounded run's checkpoints, 10 episodes per task"),
+    ),
+    other=(0.385, "paper, MT-SAC: 38.5%"), height=7.5, ratios=(1.4, 1), by_value=True, fontsize=6,
+  )  # fmt: skip
 
 
 def hand_reach(out: str) -> None:
@@ -715,6 +761,7 @@ FIGURES = {
   "mt10_long": mt10_long,
   "mt50": mt50,
   "mtppo": mtppo,
+  "mtppo_mt50": mtppo_mt50,
   "selfplay_rows": selfplay_rows,
   "hand_reach": hand_reach,
   "transfer": transfer,
