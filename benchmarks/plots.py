@@ -499,9 +499,10 @@ def _task_bars(ax, rows: list[dict], label: str, by_value: bool = False, fontsiz
   ax.set_title(f"{label}, per task, last ten evaluations (to {last[-1]['env_steps'] / 1e6:.2f}M)", fontsize=9)
 
 
-def _checkpoint_marks(
-  ax, *run: str, fmt: str = "rD", label: str = "its checkpoints, 10 episodes per task"
-) -> None:
+CHECKPOINTS = "its checkpoints, 10 episodes per task"  # _checkpoint_marks' legend entry
+
+
+def _checkpoint_marks(ax, *run: str, fmt: str = "rD", label: str = CHECKPOINTS) -> None:
   """A run's checkpoints evaluated on 10 episodes per task (its checkpoint_evals.json under
   benchmarks/results/RUN...), one mark (`fmt`) per evaluation seed; drawn before _eval_curves, whose
   legend then lists them."""
@@ -586,7 +587,7 @@ def mt50(out: str) -> None:
   _mt_figure(
     out, "mt50", "MT-SAC on MT50 (mtsac_mt50_cpu), C physics, one seed each", series,
     (0.385, "paper, MT-SAC: 38.5%"), "eval success, mean of the 50 tasks", (new, "2026-11-28"),
-    marks=((("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256"), "rD", "its checkpoints, 10 episodes per task"),),  # num_envs=500
+    marks=((("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256"), "rD", CHECKPOINTS),),  # num_envs=500
     height=7.5, ratios=(1.4, 1), by_value=True, fontsize=6,
   )  # fmt: skip
 
@@ -606,7 +607,7 @@ def mtppo(out: str) -> None:
   _mt_figure(
     out, "mtppo", "MT-PPO on MT10 (mtppo_mt10_cpu), C physics, one seed each", series,
     (0.305, "paper, MT-PPO: 30.5%"), "eval success, mean of the ten tasks", (new, "2026-11-29"),
-    marks=((run, "rD", "its checkpoints, 10 episodes per task"),), other=(0.683, "paper, MT-SAC: 68.3%"),
+    marks=((run, "rD", CHECKPOINTS),), other=(0.683, "paper, MT-SAC: 68.3%"),
   )  # fmt: skip
 
 
@@ -627,7 +628,7 @@ def mtppo_mt50(out: str) -> None:
     out, "mtppo_mt50", "MT-PPO on MT50 (mtppo_mt50_cpu), C physics, one seed each", series,
     (0.354, "paper, MT-PPO: 35.4%"), "eval success, mean of the 50 tasks", (std, "2026-11-29, std in [0.5, 1.5]"),
     marks=(
-      (run, "kD", "its checkpoints, 10 episodes per task"),
+      (run, "kD", CHECKPOINTS),
       ((*run, "std_bounds"), "rD", "the std-bounded run's checkpoints, 10 episodes per task"),
     ),
     other=(0.385, "paper, MT-SAC: 38.5%"), height=7.5, ratios=(1.4, 1), by_value=True, fontsize=6,

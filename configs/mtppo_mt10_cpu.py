@@ -5,7 +5,8 @@ evaluation on 5 episodes per task. No entropy term (`ent_coef=0`): the paper's i
 `mtppo_metaworld_mt10`) adds the entropy to the reward with its gradient stopped and keeps the policy's
 std within [0.5, 1.5], while a 5e-3 entropy term in this PPO's loss drove the std up (the entropy from
 3.67 to 5.0 over 1.45M env steps on 2026-11-26, to 4.34 over 2.1M on 2026-11-29); up to 2.1M its success
-equals the arm without it, so dropping it is for the std, not a measured gain. BENCHMARKS.md, "MT10: two hours of MT-PPO on the arm's worlds", has the run and both arms.
+equals the arm without it, so dropping it is for the std, not a measured gain. BENCHMARKS.md, "MT10: two
+hours of MT-PPO on the arm's worlds", has the run and both arms.
 
 Until 2026-11-29: 4 worlds per task (2,000 steps per update), 4 minibatches, 8 epochs, entropy 5e-3.
 
