@@ -612,24 +612,27 @@ def mtppo(out: str) -> None:
 
 
 def mtppo_mt50(out: str) -> None:
-  """MT-PPO on MT50: 2026-11-29's run on the arm's worlds (mtppo_mt10_cpu's recipe: 5 worlds per task, 4
-  epochs, no entropy term) and the same with the std within [0.5, 1.5] as garage bounds it, beside
-  2026-11-28's MT-SAC run on the same worlds: eval mean against env steps with the paper's MT-PPO and
-  MT-SAC figures, both runs' checkpoints on 10 episodes per task, and each task over the std-bounded
-  run's last ten evaluations."""
+  """MT-PPO on MT50: 2026-11-29's runs on the arm's worlds (mtppo_mt10_cpu's recipe: 5 worlds per task, 4
+  epochs, no entropy term; the same with the std within [0.5, 1.5] as garage bounds it; and bounded with 20
+  worlds per task) beside 2026-11-28's MT-SAC run on the same worlds: eval mean against env steps with the
+  paper's MT-PPO and MT-SAC figures, the runs' checkpoints on 10 episodes per task, and each task over the
+  20-worlds run's last ten evaluations."""
   run = ("metaworld", "2026-11-29", "mtppo_mt50_cpu_arm")
   new, std = _rows(*run, "metrics.jsonl"), _rows(*run, "std_bounds", "metrics.jsonl")
+  wide = _rows(*run, "worlds_1000_std_bounds", "metrics.jsonl")
   series = [
     (new, "k", "2026-11-29: MT-PPO, the arm's worlds, 250 worlds x 50 steps, 4 epochs"),
     (std, "C3", "2026-11-29: the same, std within [0.5, 1.5]"),
+    (wide, "C2", "2026-11-29: std within [0.5, 1.5], 1,000 worlds (20 per task)"),
     (_rows("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256", "metrics.jsonl"), "C0", "2026-11-28: MT-SAC, the same worlds"),
   ]  # fmt: skip
   _mt_figure(
     out, "mtppo_mt50", "MT-PPO on MT50 (mtppo_mt50_cpu), C physics, one seed each", series,
-    (0.354, "paper, MT-PPO: 35.4%"), "eval success, mean of the 50 tasks", (std, "2026-11-29, std in [0.5, 1.5]"),
+    (0.354, "paper, MT-PPO: 35.4%"), "eval success, mean of the 50 tasks", (wide, "2026-11-29, 1,000 worlds"),
     marks=(
       (run, "kD", CHECKPOINTS),
       ((*run, "std_bounds"), "rD", "the std-bounded run's checkpoints, 10 episodes per task"),
+      ((*run, "worlds_1000_std_bounds"), "gD", "the 1,000 worlds' checkpoints, 10 episodes per task"),
     ),
     other=(0.385, "paper, MT-SAC: 38.5%"), height=7.5, ratios=(1.4, 1), by_value=True, fontsize=6,
   )  # fmt: skip
