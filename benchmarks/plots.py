@@ -631,7 +631,7 @@ def mtppo_mt50(out: str) -> None:
     out, "mtppo_mt50", "MT-PPO on MT50 (mtppo_mt50_cpu), C physics, one seed each", series,
     (0.354, "paper, MT-PPO: 35.4%"), "eval success, mean of the 50 tasks", (wide, "2026-11-29, 1,000 worlds"),
     marks=(
-      (run, "kD", CHECKPOINTS),
+      (run, "kD", "the recipe's checkpoints, 10 episodes per task"),
       ((*run, "std_bounds"), "rD", "the std-bounded run's checkpoints, 10 episodes per task"),
       ((*run, "worlds_1000_std_bounds"), "gD", "the 1,000 worlds' checkpoints, 10 episodes per task"),
     ),
