@@ -128,8 +128,8 @@ def least_errors(m, qpos0, qidx, joints, tips_ids, tendons, goals, initial, star
 
 
 def hold_errors(m, qpos0, qidx, tips_ids, solutions, n_steps, n_substeps, rounds=6, refine=0):
-  """{kind: [15-D fingertip error after an episode of a constant action aimed at the IK pose]}, contacts
-  and gravity included.
+  """({kind: [15-D fingertip error after an episode of a constant action aimed at the IK pose]}, {kind:
+  [that best constant action, 20]}), contacts and gravity included.
 
   A constant action is one a policy can send. The servos are weak (kp 1-5 against gravity), so the action
   that holds a pose is not the pose itself: starting from each actuator's length at the IK pose (its
@@ -152,7 +152,7 @@ def hold_errors(m, qpos0, qidx, tips_ids, solutions, n_steps, n_substeps, rounds
       mujoco.mj_step(m, d, nstep=n_substeps)
     return d.site_xpos[tips_ids].reshape(-1).copy(), d.actuator_length.copy()
 
-  errors = collections.defaultdict(list)
+  errors, actions = collections.defaultdict(list), collections.defaultdict(list)
   for kind, pairs in solutions.items():
     for goal, q in pairs:
       mujoco.mj_resetData(m, d)
@@ -173,9 +173,12 @@ def hold_errors(m, qpos0, qidx, tips_ids, solutions, n_steps, n_substeps, rounds
         fit = scipy.optimize.least_squares(
           lambda c: episode(c)[0] - goal, best_ctrl, bounds=(lo, hi), diff_step=1e-2, max_nfev=refine
         )
-        best = min(best, float(np.linalg.norm(episode(fit.x)[0] - goal)))
+        e = float(np.linalg.norm(episode(fit.x)[0] - goal))
+        if e < best:
+          best, best_ctrl = e, fit.x
       errors[kind].append(best)
-  return errors
+      actions[kind].append(np.asarray(best_ctrl, np.float64))
+  return errors, actions
 
 
 def main(argv=None):
@@ -211,7 +214,7 @@ def main(argv=None):
   errors, solutions = least_errors(*world, a.starts, rng, a.slack, not a.uncoupled)
   if a.hold:
     m, qpos0, qidx, _, tips_ids = world[:5]
-    errors = hold_errors(m, qpos0, qidx, tips_ids, solutions, EPISODE_STEPS, N_SUBSTEPS, refine=a.refine)
+    errors, _ = hold_errors(m, qpos0, qidx, tips_ids, solutions, EPISODE_STEPS, N_SUBSTEPS, refine=a.refine)
 
   out = {}
   for kind in ("initial",) + FINGERS:

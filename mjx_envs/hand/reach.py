@@ -7,7 +7,8 @@ Semantics (the reference's, tests/fixtures/hand_reference.*):
   and one of the four fingers (uniform) are sent to a meeting point above the palm (the palm's initial
   position + (0, -0.09, 0.05) + N(0, 0.005^2) per axis), each 5 mm short of it on its own side; the
   other three fingertips keep their initial positions. (`goal_kind_probs` changes the kinds' shares for
-  a training curriculum; its default is the reference's 0.1 and 4 x 0.225.)
+  a training curriculum; its default is the reference's 0.1 and 4 x 0.225. `path_goal_probs` draws a
+  share of the goals on the way to a meeting instead: below.)
 - Action [20] in [-1, 1]: absolute joint targets of the 20 position servos, the control range's centre
   + a * its half width (`relative_control=True`: centred on the current joint position instead, J1's
   centre being J1 + J0 as the reference's).
@@ -53,6 +54,7 @@ from mjx_envs.core import ConfigError, DistanceGoalEnv, State
 from mjx_envs.hand import model as hand_model
 from mjx_envs.hand.common import HandServos, check_keys, validate_common
 
+import os
 from typing import Any
 
 import jax
@@ -117,6 +119,13 @@ def default_config() -> dict[str, Any]:
     # curriculum that draws some kinds more often (evaluations of the env draw them the same way:
     # compare by kind, benchmarks/hand_reach_by_finger.py).
     "goal_kind_probs": list(REFERENCE_GOAL_KIND_PROBS),
+    # A training curriculum towards the meetings no exploration finds (the ring finger's): for each finger
+    # (fore, middle, ring, little) the probability that a goal is a point on the way from the initial
+    # pose to a thumb-finger meeting, drawn from reach_paths.npz (scripts/make_hand_reach_paths.py: the
+    # thumb's and the finger's tips that a constant action a0 + alpha (a* - a0) reaches in an episode,
+    # 8 meeting poses x alpha in 0.1..1.0; the other tips at their initial positions, as in a meeting
+    # goal). At most 1 in all; the rest of the goals follow goal_kind_probs. All 0: never.
+    "path_goal_probs": [0.0, 0.0, 0.0, 0.0],
   }
 
 
@@ -135,6 +144,22 @@ def validate_config(cfg) -> None:
     )
   if abs(p.sum() - 1.0) > 1e-6:
     raise ConfigError(f"HandReach: config 'goal_kind_probs' must sum to 1, got {probs!r} (sum {p.sum():g})")
+  path = cfg["path_goal_probs"]
+  try:
+    q = np.asarray(path, np.float64)
+  except (TypeError, ValueError):
+    q = np.zeros(0)
+  if q.shape != (THUMB,) or not np.all(np.isfinite(q)) or np.any(q < 0) or q.sum() > 1.0 + 1e-6:
+    raise ConfigError(
+      "HandReach: config 'path_goal_probs' must be 4 non-negative probabilities over the fingers "
+      f"{HandReachEnv.GOAL_KINDS[1:]} with a sum of at most 1, got {path!r}"
+    )
+
+
+def load_path_tips() -> np.ndarray:
+  """[4, poses, alphas, 2, 3] float32: reach_paths.npz's tips (default_config's `path_goal_probs`)."""
+  with np.load(os.path.join(os.path.dirname(__file__), "reach_paths.npz")) as z:
+    return np.asarray(z["tips"], np.float32)
 
 
 class HandReachEnv(HandServos, DistanceGoalEnv):
@@ -154,6 +179,9 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     self.episode_length = int(cfg["episode_length"])
     self.relative_control = bool(cfg["relative_control"])
     self.goal_kind_probs = tuple(float(x) for x in cfg["goal_kind_probs"])
+    self.path_goal_probs = tuple(float(x) for x in cfg["path_goal_probs"])
+    # [4 fingers, poses, alphas, 2 (the finger, the thumb), 3]: loaded only when a curriculum uses it
+    self._path_tips = load_path_tips() if any(self.path_goal_probs) else None
     self.xml = hand_model.scene_xml(
       "HandReach",
       sim_dt=float(cfg["sim_dt"]),
@@ -200,7 +228,28 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
 
   def sample_goal(self, key: jax.Array) -> jax.Array:
     """The reference's `_sample_goal`: [15] fingertip positions (see the module docstring); with
-    `goal_kind_probs`, the kind (initial or the finger the thumb meets) drawn from those probabilities."""
+    `goal_kind_probs`, the kind (initial or the finger the thumb meets) drawn from those probabilities;
+    with `path_goal_probs`, that share of the goals drawn on the way to a meeting (default_config)."""
+    if self._path_tips is None:
+      return self._meeting_or_initial(key)
+    k_goal, k_which, k_pose, k_alpha = jax.random.split(key, 4)
+    p = np.asarray(self.path_goal_probs)
+    which = jax.random.categorical(
+      k_which, jnp.log(jnp.asarray(np.concatenate([[1 - p.sum()], p]), jnp.float32))
+    )
+    table = jnp.asarray(self._path_tips)
+    finger = jnp.maximum(which - 1, 0)
+    pair = table[
+      finger,
+      jax.random.randint(k_pose, (), 0, table.shape[1]),
+      jax.random.randint(k_alpha, (), 0, table.shape[2]),
+    ]
+    initial = jnp.asarray(self.initial_goal, jnp.float32).reshape(5, 3)
+    path = initial.at[finger].set(pair[0]).at[THUMB].set(pair[1]).reshape(-1)
+    return jnp.where(which > 0, path, self._meeting_or_initial(k_goal))
+
+  def _meeting_or_initial(self, key: jax.Array) -> jax.Array:
+    """[15]: a goal of the reference's kinds (a meeting or the initial tips), goal_kind_probs' shares."""
     k_finger, k_noise, k_initial = jax.random.split(key, 3)
     initial = jnp.asarray(self.initial_goal, jnp.float32).reshape(5, 3)
     if self.goal_kind_probs != REFERENCE_GOAL_KIND_PROBS:

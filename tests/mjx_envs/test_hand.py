@@ -7,6 +7,7 @@ MJX-JAX comparison and the scripted expert compile for tens of seconds each: slo
 
 import mjx_envs
 from mjx_envs.hand import model as hand_model
+from mjx_envs.hand import reach as hand_reach
 from mjx_envs.hand import scripted_controller
 
 import json
@@ -317,3 +318,30 @@ def test_goal_kind_probs_draws_the_named_kinds_and_refuses_bad_values(env):
   ):
     with pytest.raises(mjx_envs.ConfigError, match=match):
       mjx_envs.make("HandReach", goal_kind_probs=bad)
+
+
+# ------------------------------------------------------------------------------------ path_goal_probs
+def test_path_goal_probs_draws_goals_on_the_way_to_a_meeting(env):
+  """A curriculum towards the ring finger's meetings: that share of the goals comes from reach_paths.npz
+  (thumb and finger tips a held action reaches; the other tips initial), the rest as goal_kind_probs
+  draws them; along each path the two tips close in on each other; bad values are refused by name."""
+  cur = mjx_envs.make("HandReach", impl="c", path_goal_probs=[0.0, 0.0, 0.5, 0.0])
+  table = hand_reach.load_path_tips()  # [4, poses, alphas, 2, 3]
+  assert table.shape[0] == 4 and table.shape[3:] == (2, 3) and np.all(np.isfinite(table))
+  gap = np.linalg.norm(table[..., 0, :] - table[..., 1, :], axis=-1).mean(1)  # [4, alphas]
+  assert np.all(gap[:, -1] < 0.02) and np.all(gap[:, 0] > 0.04), gap  # apart at alpha 0.1, met at 1
+  goals = np.asarray(jax.jit(jax.vmap(cur.sample_goal))(jax.random.split(jax.random.PRNGKey(4), 1000)))
+  initial = np.asarray(env.initial_goal, np.float32).reshape(5, 3)
+  ring_pairs = table[2].reshape(-1, 6)
+  on_path = np.array(
+    [np.min(np.abs(ring_pairs - g.reshape(5, 3)[[2, 4]].reshape(-1)).max(-1)) < 1e-6 for g in goals]
+  )
+  assert 440 <= on_path.sum() <= 560, on_path.sum()  # 500 expected, sd 16
+  for g in goals[on_path][:20]:  # the other three tips stay initial
+    np.testing.assert_array_equal(g.reshape(5, 3)[[0, 1, 3]], initial[[0, 1, 3]])
+  kinds = np.bincount(np.asarray(cur.goal_kind(jnp.asarray(goals[~on_path]))), minlength=5)
+  assert kinds.min() > 0, kinds  # the rest: the reference's kinds, all of them
+  assert getattr(env.unwrapped, "_path_tips", None) is None  # the default loads no table
+  for bad in ([0.5, 0.6, 0.0, 0.0], [0.0, 0.0, -0.1, 0.0], [0.1, 0.1], [0.0, float("nan"), 0.0, 0.0]):
+    with pytest.raises(mjx_envs.ConfigError, match="path_goal_probs"):
+      mjx_envs.make("HandReach", path_goal_probs=bad)

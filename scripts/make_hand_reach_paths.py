@@ -1,0 +1,94 @@
+"""Build mjx_envs/hand/reach_paths.npz: reachable fingertip goals on the way to each kind of meeting.
+
+HandReach's learners never meet a single ring-finger goal (BENCHMARKS.md, "HandReach: where the plateau
+is"): no exploration brings the thumb and the ring finger together, so hindsight has nothing to relabel.
+The env key `path_goal_probs` (mjx_envs/hand/reach.py) draws some training goals from this table
+instead: points on the way from the initial pose to a meeting, each one the fingertips a constant action
+really reaches in a 50-step episode from the reset state (C MuJoCo, contacts and gravity included), so
+every table goal is reachable by a policy.
+
+For each finger (fore, middle, ring, little): goals of that kind from the env's own `sample_goal` (the
+reference's distribution), the IK and constant-action search of benchmarks/hand_reach_reachability.py
+(`--hold --refine`), the first `--poses` whose constant action meets the goal (error under 0.01 m). Then
+for alpha in `--alphas` levels over (0, 1] the action a0 + alpha * (a* - a0), a0 the action aimed at the
+initial pose, is held for an episode and the thumb's and the partner's tips at its end recorded.
+
+    python scripts/make_hand_reach_paths.py            # about 2-4 minutes on the 2-core CPU
+
+Output: `tips` [4 fingers, poses, alphas, 2 (partner, thumb), 3] float32, `alphas` [alphas], `errors`
+[4, poses] (each pose's final 15-D error to its goal at alpha 1).
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import mujoco
+import numpy as np
+
+from benchmarks import hand_reach_reachability as reach
+
+OUT = os.path.join(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "mjx_envs/hand/reach_paths.npz"
+)
+
+
+def main(argv=None):
+  p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+  p.add_argument("--poses", type=int, default=8, help="reachable meeting poses kept per finger")
+  p.add_argument("--alphas", type=int, default=10, help="levels of alpha over (0, 1]")
+  p.add_argument("--goals", type=int, default=160, help="goals drawn to find them (all kinds)")
+  p.add_argument("--seed", type=int, default=5)
+  p.add_argument("--out", default=OUT)
+  a = p.parse_args(argv)
+
+  m, qpos0, qidx, joints, tips_ids, tendons, goals, initial = reach.ours(a.goals, a.seed)
+  kinds = reach.goal_kind(goals, initial)
+  rng = np.random.default_rng(a.seed)
+  d = mujoco.MjData(m)
+  d.qpos[:] = qpos0
+  mujoco.mj_forward(m, d)
+  lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
+  a0 = np.clip(d.actuator_length.copy(), lo, hi)  # the action aimed at the initial pose
+  alphas = np.arange(1, a.alphas + 1) / a.alphas
+
+  def held_tips(ctrl):
+    mujoco.mj_resetData(m, d)
+    d.qpos[:] = qpos0
+    mujoco.mj_forward(m, d)
+    d.ctrl[:] = ctrl
+    for _ in range(reach.EPISODE_STEPS):
+      mujoco.mj_step(m, d, nstep=reach.N_SUBSTEPS)
+    return d.site_xpos[tips_ids].copy()  # [5, 3]
+
+  table = np.zeros((4, a.poses, len(alphas), 2, 3), np.float32)
+  errors = np.zeros((4, a.poses), np.float32)
+  for f, name in enumerate(reach.FINGERS):
+    kept = 0
+    for goal in goals[kinds == f]:
+      _, sol = reach.least_errors(
+        m, qpos0, qidx, joints, tips_ids, tendons, goal[None], initial, 4, rng, 1.0, True
+      )
+      err, act = reach.hold_errors(
+        m, qpos0, qidx, tips_ids, sol, reach.EPISODE_STEPS, reach.N_SUBSTEPS, refine=15
+      )
+      if err[name][0] >= reach.SUCCESS:
+        continue
+      for i, alpha in enumerate(alphas):
+        tips = held_tips(a0 + alpha * (act[name][0] - a0))
+        table[f, kept, i] = tips[[f, 4]]
+      errors[f, kept] = err[name][0]
+      kept += 1
+      print(f"{name}: pose {kept}/{a.poses}, error {1000 * err[name][0]:.1f} mm", flush=True)
+      if kept == a.poses:
+        break
+    if kept < a.poses:
+      raise SystemExit(f"{name}: only {kept} reachable goals among {a.goals}; raise --goals")
+  np.savez_compressed(a.out, tips=table, alphas=alphas.astype(np.float32), errors=errors)
+  print(f"wrote {a.out}: tips {table.shape}")
+
+
+if __name__ == "__main__":
+  main()
