@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import mjx_envs
 from mjx_envs import scripted
+from mjx_envs.hand import reach
 
 import argparse
 import json
@@ -54,6 +55,38 @@ def by_finger(act, episodes: int, seed: int = 0) -> dict:
     return s.obs["achieved_goal"], s.obs["desired_goal"], acts
 
   return table(env, *run(jax.random.PRNGKey(seed)))
+
+
+def by_path(act, finger: str, reps: int = 4, seed: int = 0) -> dict:
+  """{"alpha": [alphas], "success": [per alpha], "goals": per alpha}: `act` on the goals of the curriculum
+  table of `finger` (mjx_envs/hand/reach_paths.npz, `path_goal_probs`): every meeting pose at every alpha,
+  `reps` episodes each. Tells how far along the way to a meeting a policy gets."""
+  env = mjx_envs.make("HandReach", impl="c").unwrapped
+  f = KINDS.index(finger)
+  tips = reach.load_path_tips()[f]  # [poses, alphas, 2, 3]
+  poses, alphas = tips.shape[:2]
+  initial = np.asarray(env.initial_goal, np.float32).reshape(5, 3)
+  goals = np.broadcast_to(initial, (poses, alphas, 5, 3)).copy()
+  goals[:, :, f], goals[:, :, reach.THUMB] = tips[:, :, 0], tips[:, :, 1]
+  goals = np.repeat(goals.reshape(poses * alphas, 15), reps, axis=0)
+
+  @jax.jit
+  def run(key):
+    s = jax.vmap(env.reset_to)(jax.numpy.asarray(goals))
+
+    def body(carry, _):
+      s, k = carry
+      k, sub = jax.random.split(k)
+      return (jax.vmap(env.step)(s, act(s.obs, sub)), k), None
+
+    (s, _), _ = jax.lax.scan(body, (s, key), None, length=env.episode_length)
+    return s.obs["achieved_goal"]
+
+  ok = np.linalg.norm(np.asarray(run(jax.random.PRNGKey(seed))) - goals, axis=-1) < 0.01
+  ok = ok.reshape(poses, alphas, reps).mean(axis=(0, 2))
+  with np.load(os.path.join(os.path.dirname(reach.__file__), "reach_paths.npz")) as z:
+    levels = [float(x) for x in z["alphas"]]
+  return {"finger": finger, "alpha": levels, "success": [float(x) for x in ok], "goals": poses * reps}
 
 
 def by_finger_expert(episodes: int, seed: int = 0) -> dict:
@@ -104,12 +137,21 @@ def main(argv=None) -> int:
   p.add_argument("--episodes", type=int, default=512)
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--json", help="write the table here")
+  p.add_argument(
+    "--path",
+    choices=KINDS,
+    help="also: success along the curriculum's way to this finger's meetings (by alpha)",
+  )
   args = p.parse_args(argv)
   if args.expert:
     out = by_finger_expert(args.episodes, args.seed)
   else:
     act = experiment.load_exported_policy(args.policy)[0] if args.policy else experiment.load_policy(args.run)
     out = by_finger(act, args.episodes, args.seed)
+    if args.path:
+      path = by_path(act, args.path, seed=args.seed)
+      print(f"on the way to the {args.path} finger's meetings ({path['goals']} episodes per alpha):")
+      print("  " + "  ".join(f"{a:.1f}: {v:.2f}" for a, v in zip(path["alpha"], path["success"])))
   print("| goal | episodes | success | mean squared action, last steps |\n|---|---:|---:|---:|")
   fmt = lambda v: "-" if v is None else f"{v:.2f}"
   for name, row in out.items():
@@ -122,6 +164,7 @@ def main(argv=None) -> int:
           "episodes": args.episodes,
           "seed": args.seed,
           **out,
+          **({"path": path} if args.path and not args.expert else {}),
         },
         f,
         indent=1,

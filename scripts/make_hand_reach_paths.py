@@ -16,7 +16,10 @@ initial pose, is held for an episode and the thumb's and the partner's tips at i
     python scripts/make_hand_reach_paths.py            # about 2-4 minutes on the 2-core CPU
 
 Output: `tips` [4 fingers, poses, alphas, 2 (partner, thumb), 3] float32, `alphas` [alphas], `errors`
-[4, poses] (each pose's final 15-D error to its goal at alpha 1).
+[4, poses] (each pose's final 15-D error to its goal at alpha 1), `actions` [4, poses, 20] (the held
+constant action a*, as ctrl), `a0` [20], `path_errors` [4, poses, alphas] (the 15-D error of the held
+action's episode to the path goal, the other three tips at their initial positions: each under 0.01 m,
+so every table goal is met by a constant action; tests/test_hand_reach_by_finger.py replays them).
 """
 
 import argparse
@@ -65,6 +68,9 @@ def main(argv=None):
 
   table = np.zeros((4, a.poses, len(alphas), 2, 3), np.float32)
   errors = np.zeros((4, a.poses), np.float32)
+  actions = np.zeros((4, a.poses, m.nu), np.float32)
+  path_errors = np.zeros((4, a.poses, len(alphas)), np.float32)
+  init5 = initial.reshape(5, 3)
   for f, name in enumerate(reach.FINGERS):
     kept = 0
     for goal in goals[kinds == f]:
@@ -79,15 +85,28 @@ def main(argv=None):
       for i, alpha in enumerate(alphas):
         tips = held_tips(a0 + alpha * (act[name][0] - a0))
         table[f, kept, i] = tips[[f, 4]]
+        others = [j for j in range(4) if j != f]
+        path_errors[f, kept, i] = np.linalg.norm(tips[others] - init5[others])
       errors[f, kept] = err[name][0]
+      actions[f, kept] = act[name][0]
       kept += 1
       print(f"{name}: pose {kept}/{a.poses}, error {1000 * err[name][0]:.1f} mm", flush=True)
       if kept == a.poses:
         break
     if kept < a.poses:
       raise SystemExit(f"{name}: only {kept} reachable goals among {a.goals}; raise --goals")
-  np.savez_compressed(a.out, tips=table, alphas=alphas.astype(np.float32), errors=errors)
-  print(f"wrote {a.out}: tips {table.shape}")
+  np.savez_compressed(
+    a.out,
+    tips=table,
+    alphas=alphas.astype(np.float32),
+    errors=errors,
+    actions=actions,
+    a0=a0.astype(np.float32),
+    path_errors=path_errors,
+  )
+  print(
+    f"wrote {a.out}: tips {table.shape}; held actions' error to the path goals at most {1000 * path_errors.max():.1f} mm"
+  )
 
 
 if __name__ == "__main__":

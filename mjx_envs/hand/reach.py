@@ -124,7 +124,8 @@ def default_config() -> dict[str, Any]:
     # pose to a thumb-finger meeting, drawn from reach_paths.npz (scripts/make_hand_reach_paths.py: the
     # thumb's and the finger's tips that a constant action a0 + alpha (a* - a0) reaches in an episode,
     # 8 meeting poses x alpha in 0.1..1.0; the other tips at their initial positions, as in a meeting
-    # goal). At most 1 in all; the rest of the goals follow goal_kind_probs. All 0: never.
+    # goal: under that action they sag up to 23 mm, so the policy must hold them, which a trained one
+    # does). At most 1 in all; the rest of the goals follow goal_kind_probs. All 0: never.
     "path_goal_probs": [0.0, 0.0, 0.0, 0.0],
   }
 
