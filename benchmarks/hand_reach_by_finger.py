@@ -57,18 +57,16 @@ def by_finger(act, episodes: int, seed: int = 0) -> dict:
   return table(env, *run(jax.random.PRNGKey(seed)))
 
 
-def by_path(act, finger: str, reps: int = 4, seed: int = 0) -> dict:
-  """{"alpha": [alphas], "success": [per alpha], "goals": per alpha}: `act` on the goals of the curriculum
+def by_path(act, finger: str, reps: int = 1, seed: int = 0, to_goal: int = 0) -> dict:
+  """{"alpha": [levels], "success": [per level], "goals": per level}: `act` on the goals of the curriculum
   table of `finger` (mjx_envs/hand/reach_paths.npz, `path_goal_probs`): every meeting pose at every alpha,
-  `reps` episodes each. Tells how far along the way to a meeting a policy gets."""
+  then `to_goal` levels on to the meeting goal (labelled 1 + beta), `reps` episodes each (more than 1 only
+  for a stochastic `act`: the env's episodes from a goal are deterministic). Tells how far along the way
+  to a meeting a policy gets."""
   env = mjx_envs.make("HandReach", impl="c").unwrapped
-  f = KINDS.index(finger)
-  tips = reach.load_path_tips()[f]  # [poses, alphas, 2, 3]
-  poses, alphas = tips.shape[:2]
-  initial = np.asarray(env.initial_goal, np.float32).reshape(5, 3)
-  goals = np.broadcast_to(initial, (poses, alphas, 5, 3)).copy()
-  goals[:, :, f], goals[:, :, reach.THUMB] = tips[:, :, 0], tips[:, :, 1]
-  goals = np.repeat(goals.reshape(poses * alphas, 15), reps, axis=0)
+  table = reach.path_goals(env.initial_goal, to_goal)[KINDS.index(finger)]  # [poses, levels, 15]
+  poses, n_levels = table.shape[:2]
+  goals = np.repeat(table.reshape(poses * n_levels, 15), reps, axis=0)
 
   @jax.jit
   def run(key):
@@ -83,9 +81,9 @@ def by_path(act, finger: str, reps: int = 4, seed: int = 0) -> dict:
     return s.obs["achieved_goal"]
 
   ok = np.linalg.norm(np.asarray(run(jax.random.PRNGKey(seed))) - goals, axis=-1) < 0.01
-  ok = ok.reshape(poses, alphas, reps).mean(axis=(0, 2))
+  ok = ok.reshape(poses, n_levels, reps).mean(axis=(0, 2))
   with np.load(os.path.join(os.path.dirname(reach.__file__), "reach_paths.npz")) as z:
-    levels = [float(x) for x in z["alphas"]]
+    levels = [float(x) for x in z["alphas"]] + [1.0 + (b + 1) / to_goal for b in range(to_goal)]
   return {"finger": finger, "alpha": levels, "success": [float(x) for x in ok], "goals": poses * reps}
 
 
@@ -112,12 +110,14 @@ def table(env, tips, goal, actions=None) -> dict:
   hand = env.unwrapped
   assert hand.GOAL_KINDS == ("initial", *KINDS), hand.GOAL_KINDS
   tips, goal = np.asarray(tips), np.asarray(goal)
-  success = np.linalg.norm(tips - goal, axis=-1) < 0.01
+  error = np.linalg.norm(tips - goal, axis=-1)
+  success = error < 0.01
   kind = np.asarray(hand.goal_kind(goal))
   sq = None if actions is None else np.mean(np.square(np.asarray(actions)[-LAST_STEPS:]), axis=(0, 2))
 
   def row(sel):
     r = {"goals": int(sel.sum()), "success": float(success[sel].mean()) if sel.any() else None}
+    r["median_error_m"] = float(np.median(error[sel])) if sel.any() else None  # how far the misses are
     if sq is not None:
       r["action_sq"] = float(sq[sel].mean()) if sel.any() else None
     return r
@@ -142,6 +142,9 @@ def main(argv=None) -> int:
     choices=KINDS,
     help="also: success along the curriculum's way to this finger's meetings (by alpha)",
   )
+  p.add_argument(
+    "--path-to-goal", type=int, default=0, help="with --path: levels on from its end to the goals"
+  )
   args = p.parse_args(argv)
   if args.expert:
     out = by_finger_expert(args.episodes, args.seed)
@@ -149,13 +152,16 @@ def main(argv=None) -> int:
     act = experiment.load_exported_policy(args.policy)[0] if args.policy else experiment.load_policy(args.run)
     out = by_finger(act, args.episodes, args.seed)
     if args.path:
-      path = by_path(act, args.path, seed=args.seed)
+      path = by_path(act, args.path, seed=args.seed, to_goal=args.path_to_goal)
       print(f"on the way to the {args.path} finger's meetings ({path['goals']} episodes per alpha):")
-      print("  " + "  ".join(f"{a:.1f}: {v:.2f}" for a, v in zip(path["alpha"], path["success"])))
-  print("| goal | episodes | success | mean squared action, last steps |\n|---|---:|---:|---:|")
+      print("  " + "  ".join(f"{a:.2f}: {v:.2f}" for a, v in zip(path["alpha"], path["success"])))
+  print(
+    "| goal | episodes | success | median error (mm) | mean squared action, last steps |\n|---|---:|---:|---:|---:|"
+  )
   fmt = lambda v: "-" if v is None else f"{v:.2f}"
   for name, row in out.items():
-    print(f"| {name} | {row['goals']} | {fmt(row['success'])} | {fmt(row.get('action_sq'))} |")
+    mm = None if row["median_error_m"] is None else 1000 * row["median_error_m"]
+    print(f"| {name} | {row['goals']} | {fmt(row['success'])} | {fmt(mm)} | {fmt(row.get('action_sq'))} |")
   if args.json:
     with open(args.json, "w") as f:
       json.dump(

@@ -18,8 +18,11 @@ initial pose, is held for an episode and the thumb's and the partner's tips at i
 Output: `tips` [4 fingers, poses, alphas, 2 (partner, thumb), 3] float32, `alphas` [alphas], `errors`
 [4, poses] (each pose's final 15-D error to its goal at alpha 1), `actions` [4, poses, 20] (the held
 constant action a*, as ctrl), `a0` [20], `path_errors` [4, poses, alphas] (the 15-D error of the held
-action's episode to the path goal, the other three tips at their initial positions: each under 0.01 m,
-so every table goal is met by a constant action; tests/test_hand_reach_by_finger.py replays them).
+action's episode to the path goal, the other three tips at their initial positions, which sag under the
+held action: up to 23 mm at alpha 0.1, under 1 cm from alpha 0.7; tests/test_hand_reach_by_finger.py
+replays them),
+`goals` [4, poses, 15] (the env's meeting goal each pose was solved for: `path_to_goal` levels lead on
+from the path's end to it).
 """
 
 import argparse
@@ -69,6 +72,7 @@ def main(argv=None):
   table = np.zeros((4, a.poses, len(alphas), 2, 3), np.float32)
   errors = np.zeros((4, a.poses), np.float32)
   actions = np.zeros((4, a.poses, m.nu), np.float32)
+  meeting_goals = np.zeros((4, a.poses, 15), np.float32)
   path_errors = np.zeros((4, a.poses, len(alphas)), np.float32)
   init5 = initial.reshape(5, 3)
   for f, name in enumerate(reach.FINGERS):
@@ -89,6 +93,7 @@ def main(argv=None):
         path_errors[f, kept, i] = np.linalg.norm(tips[others] - init5[others])
       errors[f, kept] = err[name][0]
       actions[f, kept] = act[name][0]
+      meeting_goals[f, kept] = goal
       kept += 1
       print(f"{name}: pose {kept}/{a.poses}, error {1000 * err[name][0]:.1f} mm", flush=True)
       if kept == a.poses:
@@ -103,6 +108,7 @@ def main(argv=None):
     actions=actions,
     a0=a0.astype(np.float32),
     path_errors=path_errors,
+    goals=meeting_goals,
   )
   print(
     f"wrote {a.out}: tips {table.shape}; held actions' error to the path goals at most {1000 * path_errors.max():.1f} mm"

@@ -127,6 +127,11 @@ def default_config() -> dict[str, Any]:
     # goal: under that action they sag up to 23 mm, so the policy must hold them, which a trained one
     # does). At most 1 in all; the rest of the goals follow goal_kind_probs. All 0: never.
     "path_goal_probs": [0.0, 0.0, 0.0, 0.0],
+    # Levels that lead on from each path's end (the tips a constant action reaches, thumb and finger
+    # pressed together) to the meeting goal the pose was solved for, by linear steps of the 15-D goal:
+    # the last one is that goal. A learner that meets every path's end still fails on goals a few mm
+    # beyond it (the tips' capsules touch first; BENCHMARKS.md), so these teach pressing on. 0: none.
+    "path_to_goal": 0,
   }
 
 
@@ -155,12 +160,33 @@ def validate_config(cfg) -> None:
       "HandReach: config 'path_goal_probs' must be 4 non-negative probabilities over the fingers "
       f"{HandReachEnv.GOAL_KINDS[1:]} with a sum of at most 1, got {path!r}"
     )
+  n = cfg["path_to_goal"]
+  if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+    raise ConfigError(f"HandReach: config 'path_to_goal' must be an integer >= 0, got {n!r}")
 
 
 def load_path_tips() -> np.ndarray:
   """[4, poses, alphas, 2, 3] float32: reach_paths.npz's tips (default_config's `path_goal_probs`)."""
   with np.load(os.path.join(os.path.dirname(__file__), "reach_paths.npz")) as z:
     return np.asarray(z["tips"], np.float32)
+
+
+def path_goals(initial: np.ndarray, to_goal: int = 0) -> np.ndarray:
+  """[4 fingers, poses, alphas + to_goal, 15] float32: the curriculum's goals (default_config's
+  `path_goal_probs`, `path_to_goal`): reach_paths.npz's thumb and finger tips, the other tips at
+  `initial` [15]; then `to_goal` levels from each path's end to the meeting goal its pose was solved for."""
+  with np.load(os.path.join(os.path.dirname(__file__), "reach_paths.npz")) as z:
+    tips, meeting = np.asarray(z["tips"], np.float64), np.asarray(z["goals"], np.float64)
+  n_fingers, poses, alphas = tips.shape[:3]
+  goals = np.broadcast_to(
+    np.asarray(initial, np.float64).reshape(5, 3), (n_fingers, poses, alphas, 5, 3)
+  ).copy()
+  for f in range(n_fingers):
+    goals[f, :, :, f], goals[f, :, :, THUMB] = tips[f, :, :, 0], tips[f, :, :, 1]
+  goals = goals.reshape(n_fingers, poses, alphas, 15)
+  beta = np.arange(1, to_goal + 1)[None, None, :, None] / max(to_goal, 1)
+  beyond = goals[:, :, -1:] + beta * (meeting[:, :, None] - goals[:, :, -1:])
+  return np.concatenate([goals, beyond], axis=2).astype(np.float32)
 
 
 class HandReachEnv(HandServos, DistanceGoalEnv):
@@ -181,8 +207,7 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     self.relative_control = bool(cfg["relative_control"])
     self.goal_kind_probs = tuple(float(x) for x in cfg["goal_kind_probs"])
     self.path_goal_probs = tuple(float(x) for x in cfg["path_goal_probs"])
-    # [4 fingers, poses, alphas, 2 (the finger, the thumb), 3]: loaded only when a curriculum uses it
-    self._path_tips = load_path_tips() if any(self.path_goal_probs) else None
+    self.path_to_goal = int(cfg["path_to_goal"])
     self.xml = hand_model.scene_xml(
       "HandReach",
       sim_dt=float(cfg["sim_dt"]),
@@ -213,6 +238,8 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     mujoco.mj_kinematics(m, d)
     self.initial_goal = np.array(d.site_xpos[self._tips], np.float64).reshape(-1)
     self.palm_xpos = np.array(d.xpos[m.body("palm").id], np.float64)
+    # [4 fingers, poses, levels, 15]: loaded only when a curriculum uses it
+    self._path_goals = path_goals(self.initial_goal, self.path_to_goal) if any(self.path_goal_probs) else None
 
   # ---------------------------------------------------------------- sampling
   # The kinds of goal sample_goal draws, for by-kind statistics and filters (e.g. the HER learners'
@@ -231,22 +258,17 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     """The reference's `_sample_goal`: [15] fingertip positions (see the module docstring); with
     `goal_kind_probs`, the kind (initial or the finger the thumb meets) drawn from those probabilities;
     with `path_goal_probs`, that share of the goals drawn on the way to a meeting (default_config)."""
-    if self._path_tips is None:
+    if self._path_goals is None:
       return self._meeting_or_initial(key)
     k_goal, k_which, k_pose, k_alpha = jax.random.split(key, 4)
     p = np.asarray(self.path_goal_probs)
     which = jax.random.categorical(
       k_which, jnp.log(jnp.asarray(np.concatenate([[1 - p.sum()], p]), jnp.float32))
     )
-    table = jnp.asarray(self._path_tips)
+    table = jnp.asarray(self._path_goals)
     finger = jnp.maximum(which - 1, 0)
-    pair = table[
-      finger,
-      jax.random.randint(k_pose, (), 0, table.shape[1]),
-      jax.random.randint(k_alpha, (), 0, table.shape[2]),
-    ]
-    initial = jnp.asarray(self.initial_goal, jnp.float32).reshape(5, 3)
-    path = initial.at[finger].set(pair[0]).at[THUMB].set(pair[1]).reshape(-1)
+    pose = jax.random.randint(k_pose, (), 0, table.shape[1])
+    path = table[finger, pose, jax.random.randint(k_alpha, (), 0, table.shape[2])]
     return jnp.where(which > 0, path, self._meeting_or_initial(k_goal))
 
   def _meeting_or_initial(self, key: jax.Array) -> jax.Array:

@@ -341,7 +341,24 @@ def test_path_goal_probs_draws_goals_on_the_way_to_a_meeting(env):
     np.testing.assert_array_equal(g.reshape(5, 3)[[0, 1, 3]], initial[[0, 1, 3]])
   kinds = np.bincount(np.asarray(cur.goal_kind(jnp.asarray(goals[~on_path]))), minlength=5)
   assert kinds.min() > 0, kinds  # the rest: the reference's kinds, all of them
-  assert getattr(env.unwrapped, "_path_tips", None) is None  # the default loads no table
+  assert getattr(env.unwrapped, "_path_goals", None) is None  # the default loads no table
+  # path_to_goal: levels on from each path's end, by equal steps, to the meeting goal it was solved for
+  with np.load(os.path.join(os.path.dirname(hand_reach.__file__), "reach_paths.npz")) as z:
+    meeting = z["goals"]  # [4, poses, 15]
+  assert np.all(np.asarray(env.unwrapped.goal_kind(jnp.asarray(meeting[2]))) == 3)
+  longer = hand_reach.path_goals(env.initial_goal, 4)  # [4, poses, alphas + 4, 15]
+  alphas = table.shape[2]
+  np.testing.assert_array_equal(longer[:, :, :alphas], hand_reach.path_goals(env.initial_goal, 0))
+  np.testing.assert_allclose(longer[:, :, -1], meeting, atol=1e-6)
+  steps = np.diff(longer[:, :, alphas - 1 :], axis=2)
+  np.testing.assert_allclose(steps, np.broadcast_to(steps[:, :, :1], steps.shape), atol=1e-6)
+  beyond = mjx_envs.make("HandReach", impl="c", path_goal_probs=[0.0, 0.0, 1.0, 0.0], path_to_goal=4)
+  drawn = np.asarray(jax.jit(jax.vmap(beyond.sample_goal))(jax.random.split(jax.random.PRNGKey(5), 400)))
+  at_goal = np.abs(drawn[:, None] - longer[2, :, -1][None]).max(-1).min(-1) < 1e-6
+  assert 15 <= at_goal.sum() <= 60, at_goal.sum()  # 1 level in 14: 28.6 expected
+  for bad in (-1, 1.5, True, "4"):
+    with pytest.raises(mjx_envs.ConfigError, match="path_to_goal"):
+      mjx_envs.make("HandReach", path_to_goal=bad)
   for bad in ([0.5, 0.6, 0.0, 0.0], [0.0, 0.0, -0.1, 0.0], [0.1, 0.1], [0.0, float("nan"), 0.0, 0.0]):
     with pytest.raises(mjx_envs.ConfigError, match="path_goal_probs"):
       mjx_envs.make("HandReach", path_goal_probs=bad)
