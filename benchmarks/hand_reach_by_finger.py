@@ -8,6 +8,12 @@ gives the same split for what any controller can reach (ring: 0.75 of its goals,
     python benchmarks/hand_reach_by_finger.py --policy RUN/policy.msgpack --episodes 512 [--json OUT]
     python benchmarks/hand_reach_by_finger.py --run RUN_DIR          # its latest checkpoint
     python benchmarks/hand_reach_by_finger.py --expert               # the scripted expert (the demos')
+    python benchmarks/hand_reach_by_finger.py --run RUN_DIR --path ring [--path-to-goal 5]
+
+`--path FINGER` also scores the policy at every level of the training curriculum's table on the way to
+that finger's meetings (`env.path_goal_probs`, mjx_envs/hand/reach_paths.npz), and with
+`--path-to-goal N` on N levels from each path's end to its real meeting goal. Each row of the table
+has the kind's median 15-D error too: how far the misses are.
 
 The policy acts deterministically on fresh episodes (C backend); success is the reference's: the 15-D
 fingertip error under 0.01 m at the episode's last step. A goal's kind is the env's
