@@ -73,10 +73,22 @@ def by_path(act, finger: str, reps: int = 1, seed: int = 0, to_goal: int = 0) ->
   table = reach.path_goals(env.initial_goal, to_goal)[KINDS.index(finger)]  # [poses, levels, 15]
   poses, n_levels = table.shape[:2]
   goals = np.repeat(table.reshape(poses * n_levels, 15), reps, axis=0)
+  ok = np.linalg.norm(final_tips(act, goals, seed) - goals, axis=-1) < 0.01
+  ok = ok.reshape(poses, n_levels, reps).mean(axis=(0, 2))
+  levels = [float(x) for x in reach.load_paths()["alphas"]] + [
+    1.0 + (b + 1) / to_goal for b in range(to_goal)
+  ]
+  return {"finger": finger, "alpha": levels, "success": [float(x) for x in ok], "goals": poses * reps}
+
+
+def final_tips(act, goals: np.ndarray, seed: int = 0) -> np.ndarray:
+  """[n, 15] fingertips at the end of one HandReach episode per goal of `goals` [n, 15] (the reset state
+  with that goal, `act(obs, key)` for the episode's 50 steps; C backend)."""
+  env = mjx_envs.make("HandReach", impl="c").unwrapped
 
   @jax.jit
-  def run(key):
-    s = jax.vmap(env.reset_to)(jax.numpy.asarray(goals))
+  def run(goals, key):
+    s = jax.vmap(env.reset_to)(goals)
 
     def body(carry, _):
       s, k = carry
@@ -86,11 +98,7 @@ def by_path(act, finger: str, reps: int = 1, seed: int = 0, to_goal: int = 0) ->
     (s, _), _ = jax.lax.scan(body, (s, key), None, length=env.episode_length)
     return s.obs["achieved_goal"]
 
-  ok = np.linalg.norm(np.asarray(run(jax.random.PRNGKey(seed))) - goals, axis=-1) < 0.01
-  ok = ok.reshape(poses, n_levels, reps).mean(axis=(0, 2))
-  with np.load(os.path.join(os.path.dirname(reach.__file__), "reach_paths.npz")) as z:
-    levels = [float(x) for x in z["alphas"]] + [1.0 + (b + 1) / to_goal for b in range(to_goal)]
-  return {"finger": finger, "alpha": levels, "success": [float(x) for x in ok], "goals": poses * reps}
+  return np.asarray(run(jax.numpy.asarray(goals, jax.numpy.float32), jax.random.PRNGKey(seed)))
 
 
 def by_finger_expert(episodes: int, seed: int = 0) -> dict:

@@ -127,6 +127,18 @@ def least_errors(m, qpos0, qidx, joints, tips_ids, tendons, goals, initial, star
   return errors, solutions
 
 
+def held_episode(m, d, qpos0, tips_ids, ctrl, n_steps=EPISODE_STEPS, n_substeps=N_SUBSTEPS):
+  """(fingertips [15], actuator lengths [nu]) at the end of an episode from the reset state (`qpos0`, at
+  rest) holding the constant `ctrl` for `n_steps` control steps of `n_substeps` MuJoCo steps (data `d`)."""
+  mujoco.mj_resetData(m, d)
+  d.qpos[:] = qpos0
+  mujoco.mj_forward(m, d)
+  d.ctrl[:] = ctrl
+  for _ in range(n_steps):
+    mujoco.mj_step(m, d, nstep=n_substeps)
+  return d.site_xpos[tips_ids].reshape(-1).copy(), d.actuator_length.copy()
+
+
 def hold_errors(m, qpos0, qidx, tips_ids, solutions, n_steps, n_substeps, rounds=6, refine=0):
   """({kind: [15-D fingertip error after an episode of a constant action aimed at the IK pose]}, {kind:
   [that best constant action, 20]}), contacts and gravity included.
@@ -144,13 +156,7 @@ def hold_errors(m, qpos0, qidx, tips_ids, solutions, n_steps, n_substeps, rounds
   lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
 
   def episode(ctrl):
-    mujoco.mj_resetData(m, d)
-    d.qpos[:] = qpos0
-    mujoco.mj_forward(m, d)
-    d.ctrl[:] = ctrl
-    for _ in range(n_steps):
-      mujoco.mj_step(m, d, nstep=n_substeps)
-    return d.site_xpos[tips_ids].reshape(-1).copy(), d.actuator_length.copy()
+    return held_episode(m, d, qpos0, tips_ids, ctrl, n_steps, n_substeps)
 
   errors, actions = collections.defaultdict(list), collections.defaultdict(list)
   for kind, pairs in solutions.items():

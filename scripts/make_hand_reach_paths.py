@@ -1,11 +1,12 @@
 """Build mjx_envs/hand/reach_paths.npz: reachable fingertip goals on the way to each kind of meeting.
 
 HandReach's learners never meet a single ring-finger goal (BENCHMARKS.md, "HandReach: where the plateau
-is"): no exploration brings the thumb and the ring finger together, so hindsight has nothing to relabel.
-The env key `path_goal_probs` (mjx_envs/hand/reach.py) draws some training goals from this table
-instead: points on the way from the initial pose to a meeting, each one the fingertips a constant action
-really reaches in a 50-step episode from the reset state (C MuJoCo, contacts and gravity included), so
-every table goal is reachable by a policy.
+is"). The env key `path_goal_probs` (mjx_envs/hand/reach.py) draws some training goals from this table
+instead: points on the way from the initial pose to a meeting, the thumb's and the finger's tips those
+that a constant action really reaches in a 50-step episode from the reset state (C MuJoCo, contacts and
+gravity included). Measured (BENCHMARKS.md, "A curriculum on the way to the ring finger's meetings"):
+trained on it SAC+HER meets no more ring goals; a policy trained without it already meets the paths'
+ends and fails a few mm beyond them.
 
 For each finger (fore, middle, ring, little): goals of that kind from the env's own `sample_goal` (the
 reference's distribution), the IK and constant-action search of benchmarks/hand_reach_reachability.py
@@ -13,7 +14,7 @@ reference's distribution), the IK and constant-action search of benchmarks/hand_
 for alpha in `--alphas` levels over (0, 1] the action a0 + alpha * (a* - a0), a0 the action aimed at the
 initial pose, is held for an episode and the thumb's and the partner's tips at its end recorded.
 
-    python scripts/make_hand_reach_paths.py            # about 2-4 minutes on the 2-core CPU
+    python scripts/make_hand_reach_paths.py            # 5-6 minutes on the 2-core CPU
 
 Output: `tips` [4 fingers, poses, alphas, 2 (partner, thumb), 3] float32, `alphas` [alphas], `errors`
 [4, poses] (each pose's final 15-D error to its goal at alpha 1), `actions` [4, poses, 20] (the held
@@ -60,15 +61,6 @@ def main(argv=None):
   a0 = np.clip(d.actuator_length.copy(), lo, hi)  # the action aimed at the initial pose
   alphas = np.arange(1, a.alphas + 1) / a.alphas
 
-  def held_tips(ctrl):
-    mujoco.mj_resetData(m, d)
-    d.qpos[:] = qpos0
-    mujoco.mj_forward(m, d)
-    d.ctrl[:] = ctrl
-    for _ in range(reach.EPISODE_STEPS):
-      mujoco.mj_step(m, d, nstep=reach.N_SUBSTEPS)
-    return d.site_xpos[tips_ids].copy()  # [5, 3]
-
   table = np.zeros((4, a.poses, len(alphas), 2, 3), np.float32)
   errors = np.zeros((4, a.poses), np.float32)
   actions = np.zeros((4, a.poses, m.nu), np.float32)
@@ -87,7 +79,7 @@ def main(argv=None):
       if err[name][0] >= reach.SUCCESS:
         continue
       for i, alpha in enumerate(alphas):
-        tips = held_tips(a0 + alpha * (act[name][0] - a0))
+        tips = reach.held_episode(m, d, qpos0, tips_ids, a0 + alpha * (act[name][0] - a0))[0].reshape(5, 3)
         table[f, kept, i] = tips[[f, 4]]
         others = [j for j in range(4) if j != f]
         path_errors[f, kept, i] = np.linalg.norm(tips[others] - init5[others])

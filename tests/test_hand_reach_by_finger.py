@@ -5,8 +5,6 @@ each kind's mean squared action is the policy's."""
 import mjx_envs
 from mjx_envs.hand import reach
 
-import os
-
 import jax.numpy as jnp
 import numpy as np
 
@@ -34,10 +32,10 @@ def test_curriculum_goals_replay_as_the_script_recorded_them():
   at alpha 0.1, within 1 cm from alpha 0.7; a trained policy holds them and meets every goal up to alpha
   0.8). A policy that holds a0 meets none past alpha 0.3: the goals lead away from the initial pose."""
   env = mjx_envs.make("HandReach", impl="c").unwrapped
-  with np.load(os.path.join(os.path.dirname(reach.__file__), "reach_paths.npz")) as z:
-    tips, alphas, actions, a0, path_errors = (
-      z[k] for k in ("tips", "alphas", "actions", "a0", "path_errors")
-    )
+  paths = reach.load_paths()
+  tips, alphas, actions, a0, path_errors = (
+    paths[k] for k in ("tips", "alphas", "actions", "a0", "path_errors")
+  )
   tips, actions, path_errors = tips[2], actions[2], path_errors[2]
   keys = tips.reshape(-1, 6)  # [poses * alphas, partner and thumb tips]
   ctrl = (a0 + alphas[None, :, None] * (actions[:, None] - a0)).reshape(-1, 20)

@@ -119,7 +119,8 @@ def default_config() -> dict[str, Any]:
     # curriculum that draws some kinds more often (evaluations of the env draw them the same way:
     # compare by kind, benchmarks/hand_reach_by_finger.py).
     "goal_kind_probs": list(REFERENCE_GOAL_KIND_PROBS),
-    # A training curriculum towards the meetings no exploration finds (the ring finger's): for each finger
+    # A training curriculum towards the meetings the learners never meet (the ring finger's; tried, and it
+    # teaches none: BENCHMARKS.md, "A curriculum on the way to the ring finger's meetings"). For each finger
     # (fore, middle, ring, little) the probability that a goal is a point on the way from the initial
     # pose to a thumb-finger meeting, drawn from reach_paths.npz (scripts/make_hand_reach_paths.py: the
     # thumb's and the finger's tips that a constant action a0 + alpha (a* - a0) reaches in an episode,
@@ -165,18 +166,19 @@ def validate_config(cfg) -> None:
     raise ConfigError(f"HandReach: config 'path_to_goal' must be an integer >= 0, got {n!r}")
 
 
-def load_path_tips() -> np.ndarray:
-  """[4, poses, alphas, 2, 3] float32: reach_paths.npz's tips (default_config's `path_goal_probs`)."""
+def load_paths() -> dict[str, np.ndarray]:
+  """Every array of reach_paths.npz (scripts/make_hand_reach_paths.py's docstring names them: `tips`
+  [4, poses, alphas, 2, 3], `alphas`, `goals` [4, poses, 15], the held `actions` and `a0`, `path_errors`)."""
   with np.load(os.path.join(os.path.dirname(__file__), "reach_paths.npz")) as z:
-    return np.asarray(z["tips"], np.float32)
+    return {k: np.asarray(z[k]) for k in z.files}
 
 
 def path_goals(initial: np.ndarray, to_goal: int = 0) -> np.ndarray:
   """[4 fingers, poses, alphas + to_goal, 15] float32: the curriculum's goals (default_config's
   `path_goal_probs`, `path_to_goal`): reach_paths.npz's thumb and finger tips, the other tips at
   `initial` [15]; then `to_goal` levels from each path's end to the meeting goal its pose was solved for."""
-  with np.load(os.path.join(os.path.dirname(__file__), "reach_paths.npz")) as z:
-    tips, meeting = np.asarray(z["tips"], np.float64), np.asarray(z["goals"], np.float64)
+  paths = load_paths()
+  tips, meeting = paths["tips"].astype(np.float64), paths["goals"].astype(np.float64)
   n_fingers, poses, alphas = tips.shape[:3]
   goals = np.broadcast_to(
     np.asarray(initial, np.float64).reshape(5, 3), (n_fingers, poses, alphas, 5, 3)

@@ -326,7 +326,8 @@ def test_path_goal_probs_draws_goals_on_the_way_to_a_meeting(env):
   (thumb and finger tips a held action reaches; the other tips initial), the rest as goal_kind_probs
   draws them; along each path the two tips close in on each other; bad values are refused by name."""
   cur = mjx_envs.make("HandReach", impl="c", path_goal_probs=[0.0, 0.0, 0.5, 0.0])
-  table = hand_reach.load_path_tips()  # [4, poses, alphas, 2, 3]
+  paths = hand_reach.load_paths()
+  table = paths["tips"]  # [4, poses, alphas, 2, 3]
   assert table.shape[0] == 4 and table.shape[3:] == (2, 3) and np.all(np.isfinite(table))
   gap = np.linalg.norm(table[..., 0, :] - table[..., 1, :], axis=-1).mean(1)  # [4, alphas]
   assert np.all(gap[:, -1] < 0.02) and np.all(gap[:, 0] > 0.04), gap  # apart at alpha 0.1, met at 1
@@ -343,8 +344,7 @@ def test_path_goal_probs_draws_goals_on_the_way_to_a_meeting(env):
   assert kinds.min() > 0, kinds  # the rest: the reference's kinds, all of them
   assert getattr(env.unwrapped, "_path_goals", None) is None  # the default loads no table
   # path_to_goal: levels on from each path's end, by equal steps, to the meeting goal it was solved for
-  with np.load(os.path.join(os.path.dirname(hand_reach.__file__), "reach_paths.npz")) as z:
-    meeting = z["goals"]  # [4, poses, 15]
+  meeting = paths["goals"]  # [4, poses, 15]
   assert np.all(np.asarray(env.unwrapped.goal_kind(jnp.asarray(meeting[2]))) == 3)
   longer = hand_reach.path_goals(env.initial_goal, 4)  # [4, poses, alphas + 4, 15]
   alphas = table.shape[2]

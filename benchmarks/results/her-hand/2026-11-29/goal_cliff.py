@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from agents import experiment
+from benchmarks import hand_reach_by_finger as by_finger
 
 src = sys.argv[1]
 act = experiment.load_exported_policy(src)[0] if src.endswith(".msgpack") else experiment.load_policy(src)
@@ -34,22 +35,7 @@ betas = np.linspace(0, 1, 6)
 batch = np.concatenate([(1 - b) * nearest + b * goals for b in betas]).astype(np.float32)
 
 
-@jax.jit
-def run(goals, key):
-  s = jax.vmap(env.reset_to)(goals)
-
-  def body(c, _):
-    s, k = c
-    k, sub = jax.random.split(k)
-    return (jax.vmap(env.step)(s, act(s.obs, sub)), k), None
-
-  (s, _), _ = jax.lax.scan(body, (s, key), None, length=50)
-  return s.obs["achieved_goal"]
-
-
-err = np.linalg.norm(np.asarray(run(jnp.asarray(batch), jax.random.PRNGKey(0))) - batch, axis=-1).reshape(
-  6, 64
-)
+err = np.linalg.norm(by_finger.final_tips(act, batch) - batch, axis=-1).reshape(6, 64)
 out = {
   "source": src,
   "goal_to_nearest_path_end_mm_median": float(1000 * np.median(d.min(1))),
