@@ -49,6 +49,7 @@ from mjx_envs import scripted, wrappers
 
 import dataclasses
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -279,6 +280,10 @@ class HERLearner:
         f"{type(env).__name__} is a plain env with its own rewards: set clip_target=False"
       )
     self.flatten = self.goal_env  # evaluation hands the policy flattened goal observations
+    # The goal as the networks read it (an env's `policy_goal`, e.g. HandReach's
+    # `seen_goal_min_separation`); rewards are always computed on the real goal. None: the goal as it is.
+    self.goal_view = getattr(env.unwrapped, "policy_goal", None) if self.goal_env else None
+    self.goal_size = math.prod(obs["desired_goal"].shape[-1:]) if self.goal_env else 0
     self.action_size = env.action_size
     self.episode_length = int(c.episode_length or env.episode_length)
     self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=False)
@@ -327,10 +332,22 @@ class HERLearner:
 
   def _feats(self, obs_norm, observation, goal):
     """Network input from stored observations [..., O] and goals [..., G] (G = 0 on a plain env)."""
-    return self.normalize(obs_norm, jnp.concatenate([observation, goal], -1))
+    return self.normalize(obs_norm, self._inputs(observation, goal))
+
+  def _inputs(self, observation, goal):
+    """[..., O + G]: an observation and the goal as the networks read it (`goal_view`)."""
+    if self.goal_view is not None:
+      goal = self.goal_view(goal)
+    return jnp.concatenate([observation, goal], -1)
 
   def features(self, obs):
-    return wrappers.flatten_goal_obs(obs) if isinstance(obs, dict) else obs
+    """[..., O + G] from a dict goal observation or a flattened one (the goal its last G entries)."""
+    if self.goal_view is None:
+      return wrappers.flatten_goal_obs(obs) if isinstance(obs, dict) else obs
+    if isinstance(obs, dict):
+      batch = obs["observation"].shape[:-1]
+      return self._inputs(obs["observation"], obs["desired_goal"].reshape(batch + (-1,)))
+    return self._inputs(obs[..., : -self.goal_size], obs[..., -self.goal_size :])
 
   def segment_example(self, obs_example):
     """One stored step's fields (shapes without the [L] axis added by the caller)."""
@@ -472,7 +489,7 @@ class HERLearner:
     goals, _ = relabel.relabel_all(
       key, seg["next_ag"], seg["done"], seg["valid"], seg["goal"], self.config.replay_strategy, self.p
     )
-    return N.update(obs_norm, jnp.concatenate([seg["obs"], goals], -1), std_min=self.config.obs_std_min)
+    return N.update(obs_norm, self._inputs(seg["obs"], goals), std_min=self.config.obs_std_min)
 
   # --- learning ----------------------------------------------------------------------------------
   def sample(self, buf: replay.SegmentBuffer, key, demos: replay.SegmentBuffer | None = None):

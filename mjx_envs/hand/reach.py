@@ -133,6 +133,14 @@ def default_config() -> dict[str, Any]:
     # the last one is that goal. A learner that meets every path's end still fails on goals a few mm
     # beyond it (the tips' capsules touch first; BENCHMARKS.md), so these teach pressing on. 0: none.
     "path_to_goal": 0,
+    # The goal a learner's networks read (`policy_goal`; the HER learners apply it to every goal they
+    # feed them, real or relabelled; rewards and success stay on the real goal): per finger (fore,
+    # middle, ring, little), a goal whose thumb and finger tips lie closer than this (metres) is read
+    # with the two pushed apart to it about their midpoint. A real meeting goal puts them 4-7 mm apart,
+    # closer than the tips ever come (~15 mm for the ring finger, the capsules touching), so no achieved
+    # goal, and no relabelled one, is like it, and a policy's answer to it is a wild extrapolation
+    # (BENCHMARKS.md, "a cliff"). All 0: the goal as it is.
+    "seen_goal_min_separation": [0.0, 0.0, 0.0, 0.0],
   }
 
 
@@ -160,6 +168,16 @@ def validate_config(cfg) -> None:
     raise ConfigError(
       "HandReach: config 'path_goal_probs' must be 4 non-negative probabilities over the fingers "
       f"{HandReachEnv.GOAL_KINDS[1:]} with a sum of at most 1, got {path!r}"
+    )
+  sep = cfg["seen_goal_min_separation"]
+  try:
+    m = np.asarray(sep, np.float64)
+  except (TypeError, ValueError):
+    m = np.zeros(0)
+  if m.shape != (THUMB,) or not np.all(np.isfinite(m)) or np.any(m < 0) or np.any(m > 0.1):
+    raise ConfigError(
+      "HandReach: config 'seen_goal_min_separation' must be 4 distances in metres, 0 to 0.1, one per "
+      f"finger {HandReachEnv.GOAL_KINDS[1:]}, got {sep!r}"
     )
   n = cfg["path_to_goal"]
   if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
@@ -210,6 +228,7 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     self.goal_kind_probs = tuple(float(x) for x in cfg["goal_kind_probs"])
     self.path_goal_probs = tuple(float(x) for x in cfg["path_goal_probs"])
     self.path_to_goal = int(cfg["path_to_goal"])
+    self.seen_goal_min_separation = tuple(float(x) for x in cfg["seen_goal_min_separation"])
     self.xml = hand_model.scene_xml(
       "HandReach",
       sim_dt=float(cfg["sim_dt"]),
@@ -272,6 +291,27 @@ class HandReachEnv(HandServos, DistanceGoalEnv):
     pose = jax.random.randint(k_pose, (), 0, table.shape[1])
     path = table[finger, pose, jax.random.randint(k_alpha, (), 0, table.shape[2])]
     return jnp.where(which > 0, path, self._meeting_or_initial(k_goal))
+
+  def policy_goal(self, goal: jax.Array) -> jax.Array:
+    """[..., 15] -> [..., 15]: the goal as a learner's networks read it (`seen_goal_min_separation`): for
+    each finger with a separation set, a thumb and finger tip closer than it pushed apart to it along
+    their line, about their midpoint (the fingers in turn, the thumb moved by each). Identity when none
+    is set. Rewards and success are always scored on the real goal."""
+    if not any(self.seen_goal_min_separation):
+      return goal
+    tips = goal.reshape(*goal.shape[:-1], 5, 3)
+    for finger, sep in enumerate(self.seen_goal_min_separation):
+      if sep <= 0:
+        continue
+      a, b = tips[..., finger, :], tips[..., THUMB, :]
+      mid, d = 0.5 * (a + b), a - b
+      n = jnp.linalg.norm(d, axis=-1, keepdims=True)
+      # A coincident pair has no line to push along: leave it (never a goal the env draws).
+      u = jnp.where(n > 1e-9, d / jnp.maximum(n, 1e-9), 0.0)
+      close = n < sep  # the rest keep their values exactly
+      a, b = jnp.where(close, mid + 0.5 * sep * u, a), jnp.where(close, mid - 0.5 * sep * u, b)
+      tips = tips.at[..., finger, :].set(a).at[..., THUMB, :].set(b)
+    return tips.reshape(goal.shape)
 
   def _meeting_or_initial(self, key: jax.Array) -> jax.Array:
     """[15]: a goal of the reference's kinds (a meeting or the initial tips), goal_kind_probs' shares."""

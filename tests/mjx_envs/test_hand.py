@@ -362,3 +362,29 @@ def test_path_goal_probs_draws_goals_on_the_way_to_a_meeting(env):
   for bad in ([0.5, 0.6, 0.0, 0.0], [0.0, 0.0, -0.1, 0.0], [0.1, 0.1], [0.0, float("nan"), 0.0, 0.0]):
     with pytest.raises(mjx_envs.ConfigError, match="path_goal_probs"):
       mjx_envs.make("HandReach", path_goal_probs=bad)
+
+
+# ------------------------------------------------------------------------ seen_goal_min_separation
+def test_policy_goal_pushes_close_pairs_apart_and_keeps_the_rest(env):
+  """`policy_goal` (the goal a learner's networks read): a ring meeting goal, its two tips 4-7 mm apart,
+  is read with them pushed apart to the set separation about their unmoved midpoint; every other goal,
+  and every goal under the default, is returned exactly; bad values are refused by name."""
+  seen = mjx_envs.make("HandReach", impl="c", seen_goal_min_separation=[0.0, 0.0, 0.015, 0.0]).unwrapped
+  goals = jax.jit(jax.vmap(seen.sample_goal))(jax.random.split(jax.random.PRNGKey(6), 600))
+  view = np.asarray(jax.jit(seen.policy_goal)(goals)).reshape(-1, 5, 3)
+  g = np.asarray(goals).reshape(-1, 5, 3)
+  ring = np.asarray(seen.goal_kind(goals)) == 3
+  assert 90 <= ring.sum() <= 180, ring.sum()  # 135 expected
+  before = np.linalg.norm(g[ring, 2] - g[ring, 4], axis=-1)
+  after = np.linalg.norm(view[ring, 2] - view[ring, 4], axis=-1)
+  assert before.max() < 0.0101 and np.all(before > 0.001), before  # the reference's gap: under 1 cm
+  np.testing.assert_allclose(after, 0.015, atol=1e-6)
+  np.testing.assert_allclose(view[ring, 2] + view[ring, 4], g[ring, 2] + g[ring, 4], atol=1e-6)
+  direction = lambda t: (t[:, 2] - t[:, 4]) / np.linalg.norm(t[:, 2] - t[:, 4], axis=-1, keepdims=True)
+  np.testing.assert_allclose(direction(view[ring]), direction(g[ring]), atol=1e-4)
+  np.testing.assert_array_equal(view[ring][:, [0, 1, 3]], g[ring][:, [0, 1, 3]])
+  np.testing.assert_array_equal(view[~ring], g[~ring])  # other kinds: the ring tip is 3+ cm from the thumb
+  np.testing.assert_array_equal(np.asarray(env.unwrapped.policy_goal(goals)), np.asarray(goals))
+  for bad in ([0.0, 0.0, 0.015], [0.0, -0.01, 0.0, 0.0], [0.0, 0.0, float("nan"), 0.0], [0, 0, 0.5, 0]):
+    with pytest.raises(mjx_envs.ConfigError, match="seen_goal_min_separation"):
+      mjx_envs.make("HandReach", seen_goal_min_separation=bad)

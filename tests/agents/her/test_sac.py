@@ -167,3 +167,32 @@ def test_sac_her_learns_fetch_reach_well_above_a_random_policy(reach_run):
     None,
   )
   assert a.shape == (2, 4) and bool(jnp.all(jnp.abs(a) <= 1.0))
+
+
+def test_the_networks_read_the_envs_policy_goal():
+  """With HandReach's `seen_goal_min_separation`, the learner's network input carries the env's
+  `policy_goal` of the goal, from dict and from flattened observations alike (evaluation flattens) and
+  from stored (obs, goal) rows; the default reads the goal as it is."""
+  kw = dict(num_envs=2, batch_size=8, buffer_size=400, episode_length=50)
+  for sep in (0.0, 0.03):
+    env = mjx_envs.make("HandReach", impl="c", seen_goal_min_separation=[0.0, 0.0, sep, 0.0])
+    algo = sac.make_train(env, sac.SACConfig(**kw))
+    hand = env.unwrapped
+    goal = jnp.asarray(
+      hand._meeting_goal(jax.random.PRNGKey(1), jnp.asarray(hand.initial_goal).reshape(5, 3), 2)
+    )
+    goal = goal.reshape(15)
+    obs = dict(jax.eval_shape(hand.reset, jax.random.PRNGKey(0)).obs)
+    obs = {k: jnp.full(v.shape, 0.5, v.dtype) for k, v in obs.items()}
+    obs["desired_goal"] = goal
+    want = np.concatenate([np.asarray(obs["observation"]), np.asarray(hand.policy_goal(goal))])
+    np.testing.assert_array_equal(algo.features(obs), want)
+    np.testing.assert_array_equal(algo.features(mjx_envs.wrappers.flatten_goal_obs(obs)), want)
+    np.testing.assert_array_equal(algo._inputs(obs["observation"], goal), want)
+    read = want[-15:].reshape(5, 3)
+    gap = np.linalg.norm(read[2] - read[4])
+    if sep:
+      np.testing.assert_allclose(gap, sep, atol=1e-6)
+    else:
+      np.testing.assert_array_equal(read.reshape(-1), np.asarray(goal))
+      assert gap < 0.0101
