@@ -57,7 +57,8 @@ RUN_DEFAULTS = {
   # (agents.tournament) every N host calls, into ratings.json/.png; 0: off (python -m agents.tournament
   # ratings)
   "init_from": "",  # "RUN_DIR[@N]": a new run starts from that run's parameters wherever the layers
-  # match (fine-tuning on another task, e.g. the hide-and-seek transfer suite; `warm_start`); "": fresh
+  # match (fine-tuning on another task, e.g. the hide-and-seek transfer suite; `warm_start`); or a policy
+  # file of `export_policy` with the run's own layers; "": fresh
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
@@ -578,6 +579,8 @@ def warm_start(ts, spec: str):
   in RUN_DIR/checkpoints). -> (ts, record) with record {"from", "checkpoint", "carried", "fresh"}."""
   from agents.league import surgery  # pylint: disable=import-outside-toplevel
 
+  if os.path.isfile(spec):  # a policy file of export_policy: its parameters and statistics, whole
+    return _warm_start_from_policy_file(ts, spec)
   run_dir, _, step = spec.partition("@")
   if step and not step.isdigit():
     raise ValueError(f"run.init_from={spec!r}: after '@' comes a checkpoint number, got {step!r}")
@@ -592,11 +595,50 @@ def warm_start(ts, spec: str):
     out = out.replace(obs_norm=norm)
     for k in ("carried", "fresh"):
       record[k] += norm_record[k]
-  # As the compiled step expects them: where the fresh state's arrays live.
-  out = jax.tree.map(
-    lambda x, like: jax.device_put(x, like.sharding) if hasattr(like, "sharding") else x, out, ts
-  )
-  return out, {"from": run_dir, "checkpoint": int(step) if step else "latest", **record}
+  return _placed_like(out, ts), {"from": run_dir, "checkpoint": int(step) if step else "latest", **record}
+
+
+def _warm_start_from_policy_file(ts, path: str):
+  """`warm_start` from a file of `export_policy` (parameters and observation statistics, no optimiser or
+  target networks): the layers must be the run's own, every array is carried over."""
+  from flax import serialization  # pylint: disable=import-outside-toplevel
+
+  blob = _read_policy_file(path)
+  if blob is None:
+    raise ValueError(f"run.init_from={path!r}: not a run directory or a policy file of export_policy")
+  try:
+    params = serialization.from_state_dict(ts.params, blob["params"])
+    obs_norm = serialization.from_state_dict(ts.obs_norm, blob["obs_norm"])
+    jax.tree.map(lambda a, b: _same_shape(a, b, path), ts.params, params)
+  except (ValueError, KeyError, TypeError) as e:
+    raise ValueError(f"run.init_from={path!r}: its layers are not this run's ({e})") from None
+  leaves = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(params)]
+  out = _placed_like(ts.replace(params=params, obs_norm=obs_norm), ts)
+  return out, {"from": path, "checkpoint": "policy file", "carried": leaves, "fresh": []}
+
+
+def _read_policy_file(path: str) -> dict | None:
+  """The contents of a file of `export_policy` ({format, config, params, obs_norm}), or None for any
+  other file."""
+  from flax import serialization  # pylint: disable=import-outside-toplevel
+
+  with open(path, "rb") as f:
+    raw = f.read()
+  try:
+    blob = serialization.msgpack_restore(raw)
+  except Exception:  # msgpack's own errors name no file
+    return None
+  return blob if isinstance(blob, dict) and blob.get("format") == "mjx-goal-rl policy 1" else None
+
+
+def _placed_like(tree, like):
+  """`tree` with its arrays where `like`'s live (as the compiled step expects them)."""
+  return jax.tree.map(lambda x, l: jax.device_put(x, l.sharding) if hasattr(l, "sharding") else x, tree, like)
+
+
+def _same_shape(a, b, path):
+  if a.shape != b.shape:
+    raise ValueError(f"shape {b.shape} in {path}, {a.shape} in this run")
 
 
 def load_policy(run_dir: str, deterministic: bool = True, step: int | None = None):
@@ -631,13 +673,8 @@ def load_exported_policy(path: str, deterministic: bool = True):
   carry) as `load_policy`), algo the algorithm object its config builds (its env: `algo.raw_env`)."""
   from flax import serialization  # pylint: disable=import-outside-toplevel
 
-  with open(path, "rb") as f:
-    raw = f.read()
-  try:
-    blob = serialization.msgpack_restore(raw)
-  except Exception:  # msgpack's own errors name no file
-    blob = None
-  if not isinstance(blob, dict) or blob.get("format") != "mjx-goal-rl policy 1":
+  blob = _read_policy_file(path)
+  if blob is None:
     raise ValueError(f"{path}: not a policy file of agents.experiment.export_policy")
   _, algo = build(resolve(with_added_env_keys(json.loads(blob["config"]), state=False)[0]))
   like = jax.eval_shape(algo.init, jax.random.PRNGKey(0))

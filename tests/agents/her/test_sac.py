@@ -4,6 +4,7 @@ policy. (Gradients averaged over grad_batches: tests/agents/her/test_ddpg.py, fo
 
 import mjx_envs
 
+import json
 import math
 
 import jax
@@ -167,6 +168,17 @@ def test_sac_her_learns_fetch_reach_well_above_a_random_policy(reach_run):
     None,
   )
   assert a.shape == (2, 4) and bool(jnp.all(jnp.abs(a) <= 1.0))
+  # A new run warm-started from the exported policy (run.init_from=FILE; its target critics copies of
+  # the carried ones) succeeds from its first evaluation on.
+  path = experiment.export_policy(str(run_dir), str(run_dir / "exported.policy"))
+  warm_cfg = experiment.set_dotted(
+    cfg, f"run.init_from={path}", "agent.total_env_steps=800", "run.eval_every=1"
+  )
+  warm_dir = run_dir.parent / "sac_reach_warm"
+  _, warm_row = train.run(warm_cfg, "sac_warm", str(warm_dir), progress=False)
+  first = json.loads(open(warm_dir / "metrics.jsonl").readline())
+  assert first["env_steps"] <= 800 and first["eval/success_rate"] >= 0.9, first
+  assert json.load(open(warm_dir / "init_from.json"))["checkpoint"] == "policy file"
 
 
 def test_the_networks_read_the_envs_policy_goal():
@@ -196,3 +208,37 @@ def test_the_networks_read_the_envs_policy_goal():
     else:
       np.testing.assert_array_equal(read.reshape(-1), np.asarray(goal))
       assert gap < 0.0101
+
+
+def test_warm_start_from_a_policy_file(tmp_path):
+  """`run.init_from=POLICY_FILE` (`experiment.warm_start`): a fresh state takes an exported policy's
+  parameters and observation statistics whole; another network's file or a foreign file is refused by
+  name."""
+  from flax import serialization  # pylint: disable=import-outside-toplevel
+
+  env = mjx_envs.make("FetchReach", impl="c")
+  algo = sac.make_train(env, sac.SACConfig(num_envs=2, batch_size=8, buffer_size=400))
+  donor, fresh = (jax.jit(algo.init)(jax.random.PRNGKey(k)) for k in (1, 2))
+  blob = {
+    "format": "mjx-goal-rl policy 1",
+    "config": "{}",
+    "params": serialization.to_state_dict(donor.params),
+    "obs_norm": serialization.to_state_dict(donor.obs_norm),
+  }
+  path = tmp_path / "donor.policy"
+  path.write_bytes(serialization.msgpack_serialize(blob))
+  warm, record = experiment.warm_start(fresh, str(path))
+  assert record["checkpoint"] == "policy file" and record["fresh"] == [] and len(record["carried"]) > 4
+  jax.tree.map(np.testing.assert_array_equal, warm.params, donor.params)
+  jax.tree.map(np.testing.assert_array_equal, warm.obs_norm, donor.obs_norm)
+  jax.tree.map(np.testing.assert_array_equal, warm.buffer, fresh.buffer)
+  differ = [
+    bool(np.any(a != b)) for a, b in zip(jax.tree.leaves(fresh.params), jax.tree.leaves(donor.params))
+  ]
+  assert sum(differ) >= 4, differ  # the two draws' weights differ: the carry-over is seen
+  wide = sac.make_train(env, sac.SACConfig(num_envs=2, batch_size=8, buffer_size=400, hidden=(32, 32)))
+  with pytest.raises(ValueError, match="init_from.*not this run's"):
+    experiment.warm_start(jax.jit(wide.init)(jax.random.PRNGKey(3)), str(path))
+  (tmp_path / "other.bin").write_bytes(b"not msgpack at all")
+  with pytest.raises(ValueError, match="init_from.*not a run directory or a policy file"):
+    experiment.warm_start(fresh, str(tmp_path / "other.bin"))
