@@ -8,7 +8,8 @@ Semantics (the reference's, tests/fixtures/hand_reference.*):
   position + (0, -0.09, 0.05) + N(0, 0.005^2) per axis), each 5 mm short of it on its own side; the
   other three fingertips keep their initial positions. (`goal_kind_probs` changes the kinds' shares for
   a training curriculum; its default is the reference's 0.1 and 4 x 0.225. `path_goal_probs` draws a
-  share of the goals on the way to a meeting instead: below.)
+  share of the goals on the way to a meeting instead: below. `seen_goal_min_separation` changes only
+  the goal a HER learner's networks read, `policy_goal`; default off.)
 - Action [20] in [-1, 1]: absolute joint targets of the 20 position servos, the control range's centre
   + a * its half width (`relative_control=True`: centred on the current joint position instead, J1's
   centre being J1 + J0 as the reference's).
