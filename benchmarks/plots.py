@@ -695,11 +695,20 @@ def hand_reach(out: str) -> None:
       "magenta",
       "demos to 480k, then ring demos + BC on original goals",
     ),
+    (
+      ("2026-11-29", "sac_her_seen_ring15"),
+      "by_finger_sac_seen_ring15.json",
+      "red",
+      "SAC+HER 2,048 from its 1M, ring goals read 15 mm apart",
+    ),
   )
+  # Warm-started runs count their steps from their start: drawn after the run they started from.
+  offsets = {"sac_her_seen_ring15": 1.0}
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
   for (date, name), _, color, label in runs:
     xs, ys = _series(_rows("her-hand", date, name, "metrics.jsonl"), "eval/success_rate")
+    xs = [x + offsets.get(name, 0.0) for x in xs]
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
     ax1.plot(
       xs, trailing_mean(ys, 5), color=color, label=label + ("" if date == "2026-11-27" else f" ({date})")
@@ -714,12 +723,16 @@ def hand_reach(out: str) -> None:
   ax1.set_ylim(-0.03, 1.05)
   ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
   kinds = ("initial", "fore", "middle", "ring", "little")
+  # Each table beside its run, or with the by-finger tables of 2026-11-27 (the first ones).
   tables = [
-    (t, color, label) for _, t, color, label in runs if os.path.exists(_path("her-hand", "2026-11-27", t))
+    (d, t, color, label)
+    for (date, _), t, color, label in runs
+    for d in [next((d for d in (date, "2026-11-27") if os.path.exists(_path("her-hand", d, t))), None)]
+    if d
   ]
   width = 0.8 / (len(tables) + 1)
-  for i, (name, color, label) in enumerate(tables):
-    with open(_path("her-hand", "2026-11-27", name)) as f:
+  for i, (date, name, color, label) in enumerate(tables):
+    with open(_path("her-hand", date, name)) as f:
       table = json.load(f)
     ax2.bar(
       [j + width * i for j in range(len(kinds))],
