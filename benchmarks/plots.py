@@ -698,7 +698,7 @@ def hand_reach(out: str) -> None:
     (
       ("2026-11-29", "sac_her_seen_ring15"),
       "by_finger_sac_seen_ring15.json",
-      "red",
+      "lime",
       "SAC+HER 2,048 from its 1M, ring goals read 15 mm apart",
     ),
   )
