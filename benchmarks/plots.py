@@ -575,13 +575,14 @@ def mt10_long(out: str) -> None:
 
 def mt50(out: str) -> None:
   """MT-SAC on MT50: 2026-11-28's run on the arm's worlds at MT10's update budget (batches of 256, 2 worlds
-  per task) and 2026-11-29's second seed of it beside the two earlier runs (batches of 1,280, 1 world per
+  per task) and 2026-11-29's second and third seeds of it beside the two earlier runs (batches of 1,280, 1 world per
   task: 2026-11-26 before the arm's sag and wrist, 2026-11-27 with them), eval mean against env steps, both
   seeds' checkpoints on 10 episodes per task, and each task over the 2026-11-28 run's last ten evaluations."""
   new = _rows("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256", "metrics.jsonl")
   series = [
     (new, "k", "2026-11-28: the arm's worlds, batch 256, 2 worlds per task"),
     (_rows("metaworld", "2026-11-29", "mtsac_mt50_cpu_arm_seed1", "metrics.jsonl"), "C2", "2026-11-29: the same, seed 1"),
+    (_rows("metaworld", "2026-11-29", "mtsac_mt50_cpu_arm_seed2", "metrics.jsonl"), "C1", "2026-11-29: the same, seed 2"),
     (_rows("metaworld", "2026-11-27", "mtsac_mt50_cpu_fixed", "metrics.jsonl"), "C3", "2026-11-27: sag + wrist, batch 1,280"),
     (_rows("metaworld", "2026-11-26", "mtsac_mt50_cpu_80min", "metrics.jsonl"), "C0", "2026-11-26: before them, batch 1,280"),
   ]  # fmt: skip
@@ -591,6 +592,7 @@ def mt50(out: str) -> None:
     marks=(
       (("metaworld", "2026-11-28", "mtsac_mt50_cpu_arm_b256"), "rD", CHECKPOINTS),  # num_envs=500
       (("metaworld", "2026-11-29", "mtsac_mt50_cpu_arm_seed1"), "gD", "seed 1's checkpoints, 10 episodes per task"),
+      (("metaworld", "2026-11-29", "mtsac_mt50_cpu_arm_seed2"), "C1D", "seed 2's checkpoint, 10 episodes per task"),
     ),
     height=7.5, ratios=(1.4, 1), by_value=True, fontsize=6,
   )  # fmt: skip
