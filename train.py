@@ -659,10 +659,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
   else:
     ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
     if rc["init_from"]:  # a fresh run only: a resume continues from its own checkpoint
-      ts, record = experiment.warm_start(ts, rc["init_from"])
-      if getattr(ts, "target", None) is not None and hasattr(algo, "target_params"):
-        # Target networks: copies of the start (own buffers: the train step donates both).
-        ts = ts.replace(target=jax.tree.map(lambda x: x.copy(), algo.target_params(ts.params)))
+      ts, record = experiment.warm_start(ts, rc["init_from"], algo)
       with open(os.path.join(run_dir, "init_from.json"), "w") as f:
         json.dump(record, f, indent=1)
       print(

@@ -571,16 +571,30 @@ def restore_run(run_dir: str, step: int | None = None, overrides: tuple[str, ...
   return algo, state
 
 
-def warm_start(ts, spec: str):
+def warm_start(ts, spec: str, algo=None):
   """`run.init_from`: a fresh train state `ts` whose parameters (and observation statistics, where there
   are some) are taken from another run's checkpoint wherever the layers match by path and shape
   (`agents.league.surgery.transplant`; the rest keep their fresh draws, the optimiser starts fresh).
   spec: "RUN_DIR" (its latest checkpoint) or "RUN_DIR@N" (the checkpoint after N host calls, as named
-  in RUN_DIR/checkpoints). -> (ts, record) with record {"from", "checkpoint", "carried", "fresh"}."""
+  in RUN_DIR/checkpoints). With `algo` (the learner of `ts`), target networks (DDPG/SAC+HER's, MT-SAC's)
+  start as copies of the carried parameters, not of the fresh draw. -> (ts, record) with record
+  {"from", "checkpoint", "carried", "fresh"}."""
+  if os.path.isfile(spec):  # a policy file of export_policy: its parameters and statistics, whole
+    out, record = _warm_start_from_policy_file(ts, spec)
+  else:
+    out, record = _warm_start_from_run(ts, spec)
+  if algo is not None and getattr(out, "target", None) is not None and hasattr(algo, "target_params"):
+    # Own buffers: the train step donates params and targets both.
+    out = out.replace(
+      target=_placed_like(jax.tree.map(lambda x: x.copy(), algo.target_params(out.params)), ts.target)
+    )
+  return out, record
+
+
+def _warm_start_from_run(ts, spec: str):
+  """`warm_start` from a run directory's checkpoint: the layers that match by path and shape."""
   from agents.league import surgery  # pylint: disable=import-outside-toplevel
 
-  if os.path.isfile(spec):  # a policy file of export_policy: its parameters and statistics, whole
-    return _warm_start_from_policy_file(ts, spec)
   run_dir, _, step = spec.partition("@")
   if step and not step.isdigit():
     raise ValueError(f"run.init_from={spec!r}: after '@' comes a checkpoint number, got {step!r}")

@@ -283,7 +283,6 @@ class HERLearner:
     # The goal as the networks read it (an env's `policy_goal`, e.g. HandReach's
     # `seen_goal_min_separation`); rewards are always computed on the real goal. None: the goal as it is.
     self.goal_view = getattr(env.unwrapped, "policy_goal", None) if self.goal_env else None
-    self.goal_size = math.prod(obs["desired_goal"].shape[-1:]) if self.goal_env else 0
     self.action_size = env.action_size
     self.episode_length = int(c.episode_length or env.episode_length)
     self.env = wrappers.wrap_for_training(env, c.num_envs, self.episode_length, flatten=False)
@@ -293,6 +292,8 @@ class HERLearner:
       lambda x: jax.ShapeDtypeStruct(x.shape[1:], x.dtype),
       jax.eval_shape(self.env.reset, jax.random.PRNGKey(0)).obs,
     )
+    # One world's flattened goal: the last entries of a flattened observation (0: a plain env).
+    self.goal_size = math.prod(self.obs_example["desired_goal"].shape) if self.goal_env else 0
     self.p = relabel.future_p(c.replay_k)
     self.opts = {}
     if c.demo_episodes:
@@ -341,9 +342,10 @@ class HERLearner:
     return jnp.concatenate([observation, goal], -1)
 
   def features(self, obs):
-    """[..., O + G] from a dict goal observation or a flattened one (the goal its last G entries)."""
-    if self.goal_view is None:
-      return wrappers.flatten_goal_obs(obs) if isinstance(obs, dict) else obs
+    """[..., O + G] from a dict goal observation or a flattened one (the goal its last G entries); a plain
+    env's observation as it is."""
+    if not self.goal_env:
+      return obs
     if isinstance(obs, dict):
       batch = obs["observation"].shape[:-1]
       return self._inputs(obs["observation"], obs["desired_goal"].reshape(batch + (-1,)))

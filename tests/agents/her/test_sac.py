@@ -212,7 +212,7 @@ def test_the_networks_read_the_envs_policy_goal():
 
 def test_warm_start_from_a_policy_file(tmp_path):
   """`run.init_from=POLICY_FILE` (`experiment.warm_start`): a fresh state takes an exported policy's
-  parameters and observation statistics whole; another network's file or a foreign file is refused by
+  parameters and observation statistics whole, its target critics copies of them; another network's file or a foreign file is refused by
   name."""
   from flax import serialization  # pylint: disable=import-outside-toplevel
 
@@ -227,9 +227,14 @@ def test_warm_start_from_a_policy_file(tmp_path):
   }
   path = tmp_path / "donor.policy"
   path.write_bytes(serialization.msgpack_serialize(blob))
-  warm, record = experiment.warm_start(fresh, str(path))
+  warm, record = experiment.warm_start(fresh, str(path), algo)
   assert record["checkpoint"] == "policy file" and record["fresh"] == [] and len(record["carried"]) > 4
   jax.tree.map(np.testing.assert_array_equal, warm.params, donor.params)
+  # The target critics start as the carried critics (not the fresh draw's), in buffers of their own.
+  jax.tree.map(np.testing.assert_array_equal, warm.target, algo.target_params(donor.params))
+  assert all(
+    t is not p for t, p in zip(jax.tree.leaves(warm.target), jax.tree.leaves(algo.target_params(warm.params)))
+  )
   jax.tree.map(np.testing.assert_array_equal, warm.obs_norm, donor.obs_norm)
   jax.tree.map(np.testing.assert_array_equal, warm.buffer, fresh.buffer)
   differ = [
