@@ -646,8 +646,8 @@ def mtppo_mt50(out: str) -> None:
 
 def hand_reach(out: str) -> None:
   """HandReach on the CPU: DDPG+HER (2026-11-26), SAC+HER (2026-11-27, batches of 256 and 2,048) and the
-  demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only) eval success against env
-  steps, and each policy's success by the finger the thumb is sent to meet (benchmarks/hand_reach_by_finger.py)."""
+  demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only), SAC+HER with the
+  ring pair read apart (2026-11-29 warm-started, 2026-12-02 from scratch) eval success against env steps, and each policy's success by the finger the thumb is sent to meet (benchmarks/hand_reach_by_finger.py)."""
   runs = (
     (("2026-11-26", "her_hand_reach_cpu"), "by_finger_ddpg_936k.json", "C0", "DDPG+HER, batch 2,048"),
     (("2026-11-27", "sac_her_b256"), "by_finger_sac_b256_1m.json", "C3", "SAC+HER, batch 256"),
@@ -703,9 +703,22 @@ def hand_reach(out: str) -> None:
       "lime",
       "SAC+HER 2,048 from its 1M, ring goals read 15 mm apart",
     ),
+    (
+      ("2026-12-02", "sac_her_seen_ring15_scratch"),
+      "by_finger_sac_seen_ring15_scratch.json",
+      "darkgreen",
+      "SAC+HER 2,048, ring goals read 15 mm apart, from scratch",
+    ),
+    (("2026-12-02", "sac_her_plain_s1"), "by_finger_sac_plain_s1_352k.json", "tan", "SAC+HER 2,048, seed 1"),
+    (
+      ("2026-12-02", "sac_her_seen_ring15_s1"),
+      "by_finger_sac_seen_ring15_s1.json",
+      "gold",
+      "seed 1 from its 352k, ring goals read 15 mm apart",
+    ),
   )
   # Warm-started runs count their steps from their start: drawn after the run they started from.
-  offsets = {"sac_her_seen_ring15": 1.0}
+  offsets = {"sac_her_seen_ring15": 1.0, "sac_her_seen_ring15_s1": 0.352}
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
   for (date, name), _, color, label in runs:
