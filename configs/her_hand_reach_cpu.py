@@ -11,7 +11,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "0.7 at 424k (DDPG+HER); as sac_her 0.77 at 1M, ring 0; then ring read apart: 0.888, 2 seeds (CPU, 2026-12-02)"
+MEASURED = "DDPG+HER 0.7; sac_her 0.77 (ring 0), then ring read apart 0.888 on 2 seeds (CPU, 2026-12-02)"
 
 _PUSH = runpy.run_path(os.path.join(os.path.dirname(__file__), "her_fetch_push_cpu.py"))
 
