@@ -647,7 +647,9 @@ def mtppo_mt50(out: str) -> None:
 def hand_reach(out: str) -> None:
   """HandReach on the CPU: DDPG+HER (2026-11-26), SAC+HER (2026-11-27, batches of 256 and 2,048) and the
   demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only), SAC+HER with the
-  ring pair read apart (2026-11-29 warm-started, 2026-12-02 from scratch) eval success against env steps, and each policy's success by the finger the thumb is sent to meet (benchmarks/hand_reach_by_finger.py)."""
+  ring pair read apart (2026-11-29 after 1M plain steps; 2026-12-02 from scratch, and seed 1 after 352k plain)
+  eval success against env steps, and each policy's success by the finger the thumb is sent to meet
+  (benchmarks/hand_reach_by_finger.py)."""
   runs = (
     (("2026-11-26", "her_hand_reach_cpu"), "by_finger_ddpg_936k.json", "C0", "DDPG+HER, batch 2,048"),
     (("2026-11-27", "sac_her_b256"), "by_finger_sac_b256_1m.json", "C3", "SAC+HER, batch 256"),
