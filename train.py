@@ -8,6 +8,7 @@
   python train.py --resume runs/DIR --steps 8e6   # extend a run to 8M env steps (kept in its config.json)
   python train.py --resume runs/DIR --set agent.hidden=(128,128)   # surgery: a new architecture, same skill
   python train.py --video                  # also render one episode of the trained policy to video.mp4
+  python train.py --set 'run.changes=[[5e5, "agent.ent_coef=0.01"]]'   # a change at 500k env steps
 
 The run directory holds config.json, metrics.jsonl (one line per evaluation), TensorBoard events,
 learning_curve.png, orbax checkpoints of the whole training state and, with --video, video.mp4. Uses a
@@ -156,10 +157,12 @@ def make_config(args):
       flags[key] = f"{flag} {value:g}: "
   # All at once: checked together, so `--num-envs 6 --set agent.num_minibatches=3` is fine in any order.
   try:
-    return experiment.set_dotted(cfg, *sets), name
+    cfg = experiment.set_dotted(cfg, *sets)
   except ValueError as e:
     prefix = next((p for k, p in flags.items() if str(e).startswith(k + " ")), "")
     raise SystemExit("error: " + prefix + " ".join(str(e).split())) from None
+  _or_exit("", experiment.config_at, cfg, 2**62)  # every run.changes entry applies (checked, not kept)
+  return cfg, name
 
 
 def _or_exit(prefix, fn, *args):
@@ -504,11 +507,11 @@ def log_config_change(run_dir, log, meta, diff, cfg, headline, prefix=""):
     json.dump(cfg, f, indent=2)
 
 
-def record_resume_changes(stored, cfg, run_dir, meta, name, skip=()):
+def record_resume_changes(stored, cfg, run_dir, meta, name, skip=(), headline=None):
   """`--resume` with changed settings other than the architecture (`--set agent.bc_weight=0`,
-  `run.max_minutes=...`): the run's config.json becomes the new config, so that a later plain --resume
-  goes on with them, and changes.jsonl records what changed at which env step. skip: keys recorded
-  elsewhere (surgery's, "agent.hidden")."""
+  `run.max_minutes=...`), or a `run.changes` entry: the run's config.json becomes the new config, so that
+  a later plain --resume goes on with them, and changes.jsonl records what changed at which env step.
+  skip: keys recorded elsewhere (surgery's, "agent.hidden"); headline: what the printed line calls it."""
   old_cfg, cfg_json = _plain(stored), _plain(cfg)
   diff = {
     f"{section}.{k}": [old_cfg.get(section, {}).get(k), v]
@@ -520,7 +523,19 @@ def record_resume_changes(stored, cfg, run_dir, meta, name, skip=()):
   for k in ("agent.total_env_steps", *skip):  # the total is recorded on its own above
     diff.pop(k, None)
   if diff:
-    log_config_change(run_dir, "changes.jsonl", meta, diff, cfg, f"[{name}] resumed with changes at env step")
+    what = headline or "resumed with changes"
+    log_config_change(run_dir, "changes.jsonl", meta, diff, cfg, f"[{name}] {what} at env step")
+
+
+def checkpoint_env_steps(run_dir) -> int:
+  """The env steps of a run directory's latest checkpoint (0: none yet)."""
+  if not os.path.isdir(os.path.join(run_dir, "checkpoints")):
+    return 0
+  ckpt = Checkpointer(run_dir, max_to_keep=None)
+  try:
+    return ckpt.meta()["env_steps"] if ckpt.latest_step() is not None else 0
+  finally:
+    ckpt.close()
 
 
 def rate_checkpoints(run_dir, algo, logger):
@@ -559,9 +574,21 @@ def physics_impl(env):
   return impls.pop() if len(impls) == 1 else None
 
 
-def run(cfg, name, run_dir, resume=False, progress=True, video=False):
+def run(
+  cfg,
+  name,
+  run_dir,
+  resume=False,
+  progress=True,
+  video=False,
+  stop_at=None,
+  session_start=None,
+  scheduled=False,
+):
   """The host loop: compiled chunks of train steps, then evaluate, log and checkpoint; with `video`, an
-  episode of the final policy to RUN_DIR/video.mp4."""
+  episode of the final policy to RUN_DIR/video.mp4. stop_at: env steps (a `run.changes` entry's) after
+  which the first evaluation checkpoints and returns; session_start: the time run.max_minutes counts from
+  (default: now); scheduled: this resume applies a `run.changes` entry (what the log calls it)."""
   os.makedirs(run_dir, exist_ok=True)
   env, algo = experiment.build(cfg)
   n_envs = cfg["agent"]["num_envs"]
@@ -655,7 +682,8 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
     ts, meta = restore(algo, ckpt, mesh, seed, saved_by=saved_by)
     if demo_change:
       print(f"[{name}] {', '.join(demo_change)} changed: the demonstrations collected afresh", flush=True)
-    record_resume_changes(stored, cfg, run_dir, meta, name)
+    headline = "scheduled change (run.changes)" if scheduled else None
+    record_resume_changes(stored, cfg, run_dir, meta, name, headline=headline)
   else:
     ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
     if rc["init_from"]:  # a fresh run only: a resume continues from its own checkpoint
@@ -691,7 +719,7 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
       flush=True,
     )
   wall0 = time.time() - meta["wall_s"]
-  session0 = time.time()  # run.max_minutes counts this invocation's training time only
+  session0 = session_start or time.time()  # run.max_minutes counts this invocation's training time only
   row = None
   try:
     for i in range(num_chunks):
@@ -739,7 +767,8 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
         )
       logger.log(row)
       out_of_time = rc["max_minutes"] > 0 and time.time() - session0 >= 60 * rc["max_minutes"]
-      if (chunk + 1) % rc["checkpoint_every"] == 0 or i + 1 == num_chunks or out_of_time:
+      changing = stop_at is not None and env_steps >= stop_at and i + 1 < num_chunks
+      if (chunk + 1) % rc["checkpoint_every"] == 0 or i + 1 == num_chunks or out_of_time or changing:
         ckpt.save(
           chunk + 1,
           experiment.checkpoint_view(algo, ts),
@@ -758,6 +787,9 @@ def run(cfg, name, run_dir, resume=False, progress=True, video=False):
           f"[{name}] stopping at run.max_minutes={rc['max_minutes']}; --resume {run_dir} continues",
           flush=True,
         )
+        break
+      if changing:
+        print(f"[{name}] env step {env_steps}: run.changes due at {stop_at}", flush=True)
         break
   finally:
     logger.close()
@@ -819,7 +851,30 @@ def main(argv=None):
   else:
     run_dir = args.out or os.path.join("runs", f"{name}-{time.strftime('%Y%m%d-%H%M%S')}")
     cfg["description"] = cfg.get("description") or name
-  _, row = run(cfg, name, run_dir, resume=bool(args.resume), progress=not args.no_progress, video=args.video)
+  # run.changes: the run trains to each change, checkpoints, and goes on as a --resume with the change
+  # would, so one command and its resumed halves give the same numbers.
+  resume, scheduled, session_start = bool(args.resume), False, time.time()
+  while True:
+    done = checkpoint_env_steps(run_dir) if resume else 0
+    due, stop_at = experiment.config_at(cfg, done), experiment.next_change(cfg, done)
+    if stop_at is not None and cfg["agent"].get("total_env_steps", float("inf")) <= stop_at:
+      stop_at = None  # the run ends before the change
+    _, row = run(
+      due,
+      name,
+      run_dir,
+      resume=resume,
+      progress=not args.no_progress,
+      video=args.video and stop_at is None,  # the final policy's
+      stop_at=stop_at,
+      session_start=session_start,
+      scheduled=scheduled,
+    )
+    minutes = due["run"]["max_minutes"]
+    out_of_time = minutes > 0 and time.time() - session_start >= 60 * minutes
+    if stop_at is None or row is None or row["env_steps"] < stop_at or out_of_time:
+      break  # done, or stopped by run.max_minutes (a --resume applies the change that is due)
+    resume, scheduled, cfg = True, True, experiment.run_config(run_dir)
   if row is not None:
     print(
       f"done: {row['env_steps']} env steps in {row['wall_s']:.0f}s, "

@@ -59,6 +59,9 @@ RUN_DEFAULTS = {
   "init_from": "",  # "RUN_DIR[@N]": a new run starts from that run's parameters wherever the layers
   # match (fine-tuning on another task, e.g. the hide-and-seek transfer suite; `warm_start`); or a policy
   # file of `export_policy` with the run's own layers; "": fresh
+  "changes": [],  # [[ENV_STEPS, "section.key=value", ...], ...]: env and agent settings that change during
+  # the run, each at the first evaluation at or after its env steps, as a `--resume --set` there would
+  # (the whole train state carried; changes.jsonl records it), in one command (`config_at`)
 }
 _RUN_TYPES = {**{k: type(v) for k, v in RUN_DEFAULTS.items()}, "max_minutes": float}  # types for `_merge`
 
@@ -285,6 +288,7 @@ def resolve(cfg: dict[str, Any]) -> dict[str, Any]:
   agent = _resolve_agent(dict(cfg.get("agent", {})), env)
   run = _merge("run", RUN_DEFAULTS, cfg.get("run", {}), _RUN_TYPES)
   _check_rules("run", run, RULES["run"])
+  run["changes"] = _check_changes(run["changes"])
   if env.get("impl") == "warp":
     if env["warp_max_envs"] is None:  # sized for this run's largest batch: no larger (Warp's CPU cost grows)
       env["warp_max_envs"] = max(agent["num_envs"], run["num_eval_envs"])
@@ -305,6 +309,52 @@ def resolve(cfg: dict[str, Any]) -> dict[str, Any]:
         f"(worlds per task x tasks)"
       )
   return {"description": cfg.get("description", ""), "env": env, "agent": agent, "run": run}
+
+
+def _check_changes(changes) -> list:
+  """run.changes checked for form (each entry [ENV_STEPS >= 1, "env.KEY=VALUE" or "agent.KEY=VALUE", ...],
+  env steps increasing) and normalised to lists; the assignments themselves are checked where they are
+  applied (`config_at`, which train.py calls for every entry before it trains)."""
+  form = 'a list of [ENV_STEPS, "section.key=value", ...] entries, e.g. [[352000, "env.x=1"]]'
+  if not isinstance(changes, (list, tuple)):
+    raise ConfigError(f"run.changes must be {form}; got {changes!r}")
+  out, last = [], 0
+  for entry in changes:
+    if not isinstance(entry, (list, tuple)) or len(entry) < 2:
+      raise ConfigError(
+        f"run.changes: each entry must be [ENV_STEPS, 'section.key=value', ...]; got {entry!r}"
+      )
+    at = _check_hint("run.changes env steps", int, entry[0])
+    if at < 1 or at <= last:
+      raise ConfigError(f"run.changes: env steps must be >= 1 and increasing; got {at} after {last}")
+    for a in entry[1:]:
+      key = a.split("=", 1)[0].strip() if isinstance(a, str) and "=" in a else None
+      if key is None or key.split(".")[0] not in ("env", "agent") or key in ("env.name", "agent.algo"):
+        raise ConfigError(
+          f"run.changes: {a!r} at {at} env steps: a change is 'env.KEY=VALUE' or 'agent.KEY=VALUE' "
+          "(not env.name or agent.algo: a run keeps its env and learner)"
+        )
+    out.append([at, *entry[1:]])
+    last = at
+  return out
+
+
+def config_at(cfg: dict[str, Any], env_steps: int) -> dict[str, Any]:
+  """`cfg` with every `run.changes` entry due by `env_steps` applied (resolved; an unknown key or bad value
+  raises ConfigError naming it). Applying a change twice changes nothing, so a resumed run's config.json,
+  which holds the changes made so far, comes back as it is."""
+  for at, *assignments in cfg["run"]["changes"]:
+    if at <= env_steps:
+      try:
+        cfg = set_dotted(cfg, *assignments)
+      except ConfigError as e:
+        raise ConfigError(f"run.changes at {at} env steps: {e}") from None
+  return cfg
+
+
+def next_change(cfg: dict[str, Any], env_steps: int) -> int | None:
+  """The env steps of the first `run.changes` entry after `env_steps`, or None."""
+  return next((at for at, *_ in cfg["run"]["changes"] if at > env_steps), None)
 
 
 def _num_tasks(env_cfg, split: str | None = None) -> int:
@@ -562,7 +612,7 @@ def restore_run(run_dir: str, step: int | None = None, overrides: tuple[str, ...
   settings the parameters' shapes do not depend on (e.g. env.num_goals: evaluate on other goals)."""
   from agents.common.checkpoint import Checkpointer  # pylint: disable=import-outside-toplevel
 
-  cfg = run_config(run_dir)
+  cfg = checkpoint_config(run_dir, step)
   _, algo = build(set_dotted(cfg, *overrides) if overrides else cfg)
   abstract = jax.eval_shape(algo.init, jax.random.PRNGKey(0))
   ckpt = Checkpointer(run_dir)
@@ -672,7 +722,7 @@ def export_policy(run_dir: str, path: str, step: int | None = None) -> str:
   _, state = restore_run(run_dir, step)
   blob = {
     "format": "mjx-goal-rl policy 1",
-    "config": json.dumps(run_config(run_dir)),
+    "config": json.dumps(checkpoint_config(run_dir, step)),
     "params": serialization.to_state_dict(jax.device_get(state.params)),
     "obs_norm": serialization.to_state_dict(jax.device_get(state.obs_norm)),
   }
@@ -743,6 +793,28 @@ def with_added_env_keys(raw: Any, state: bool = True) -> tuple[Any, dict[str, An
   keys = {k: v for k, v in ENV_KEYS_ADDED.items() if state or k not in STATE_LAYOUT_KEYS}
   added = {k: v for k, v in keys.items() if k in defaults and k not in env}
   return ({**raw, "env": {**env, **added}} if added else raw), added
+
+
+def checkpoint_config(run_dir: str, step: int | None = None) -> dict[str, Any]:
+  """The config a run directory's checkpoint `step` (None: the latest) was trained with: config.json less
+  the changes recorded in changes.jsonl at or after that checkpoint (`run.changes`, `--resume --set`), so
+  that a checkpoint written before e.g. a goal view was turned on is read without it. Architecture
+  changes (surgery.jsonl) are `restore_checkpoints`' to undo."""
+  cfg = run_config(run_dir)
+  path = os.path.join(run_dir, "changes.jsonl")
+  if step is None or not os.path.exists(path):
+    return cfg
+  with open(path) as f:
+    records = [json.loads(line) for line in f if line.strip()]
+  later = [r for r in records if r["chunks"] >= step]
+  if not later:
+    return cfg
+  cfg = copy.deepcopy(cfg)
+  for r in reversed(later):  # the latest change undone first
+    for key, (old, _) in r["changed"].items():
+      section, name = key.split(".", 1)
+      cfg[section][name] = old
+  return resolve(cfg)
 
 
 def run_config(run_dir: str) -> dict[str, Any]:

@@ -118,6 +118,10 @@ BAD = [  # argv, strings the one-line message must contain (the option or key, t
     ["--config", "asp_blocks_cpu", "--set", "agent.holdout_tasks=['push-x']"],
     ["agent.holdout_tasks", "push-x", "push-1"],
   ),
+  (["--set", "run.changes=[[100, 'agent.learning_rate=fast']]"], ["run.changes at 100 env steps", "fast"]),
+  (["--set", "run.changes=[[100, 'env.name=FetchPush']]"], ["run.changes", "not env.name"]),
+  (["--set", "run.changes=[[200, 'agent.ent_coef=0.1'], [100, 'agent.ent_coef=0']]"], ["increasing"]),
+  (["--set", "run.changes=[100, 'agent.ent_coef=0.1']"], ["run.changes", "[ENV_STEPS"]),
 ]
 
 

@@ -381,3 +381,55 @@ def test_a_restored_run_older_than_an_env_key_keeps_its_world(tmp_path):
   # An exported policy holds no env state: only the world's keys are filled.
   env = experiment.with_added_env_keys({"env": {"name": "ML10"}}, state=False)[0]["env"]
   assert env == {"name": "ML10", "arm": False}
+
+
+def test_scheduled_change_equals_a_resume_with_the_change(tmp_path):
+  """run.changes: one command that trains to 160 env steps, changes agent.ent_coef and goes on to 320
+  gives the numbers of a run to 160 resumed with `--set agent.ent_coef=...`; changes.jsonl records the
+  change, and a checkpoint from before it is read with the old setting (`checkpoint_config`)."""
+  one, two = str(tmp_path / "one"), str(tmp_path / "two")
+  tiny = [a if a != str(16 * 5 * 12) else str(16 * 5 * 4) for a in TINY]
+  train_py = [sys.executable, os.path.join(ROOT, "train.py"), "--devices", "1", "--no-progress"]
+
+  def run(*args):
+    out = subprocess.run(
+      train_py + list(args), env=_env(), cwd=ROOT, timeout=600, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return out.stdout
+
+  # A bad change is refused before anything trains.
+  bad = subprocess.run(
+    train_py + tiny + ["--out", str(tmp_path / "bad"), "--set", 'run.changes=[[160, "agent.ent_cof=0.1"]]'],
+    env=_env(),
+    cwd=ROOT,
+    timeout=600,
+    capture_output=True,
+    text=True,
+  )
+  assert bad.returncode != 0 and "run.changes at 160 env steps" in bad.stderr, bad.stderr[-2000:]
+  assert "did you mean 'agent.ent_coef'" in bad.stderr and not os.path.exists(
+    tmp_path / "bad" / "checkpoints"
+  )
+
+  out = run(*tiny, "--out", one, "--set", 'run.changes=[[160, "agent.ent_coef=0.1"]]')
+  assert "scheduled change (run.changes) at env step 160: agent.ent_coef 0.0 -> 0.1" in out, out[-2000:]
+  run(*[a if a != str(16 * 5 * 4) else "160" for a in tiny], "--out", two)
+  run("--resume", two, "--steps", "320", "--set", "agent.ent_coef=0.1")
+  a, meta_a = _final_params(one)
+  b, meta_b = _final_params(two)
+  assert meta_a["env_steps"] == meta_b["env_steps"] == 320
+  for x, y in zip(jax.tree.leaves((a.params, a.obs_norm)), jax.tree.leaves((b.params, b.obs_norm))):
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+  # The change mattered: without it the same run ends elsewhere (not a change that was ignored).
+  run(*tiny, "--out", str(tmp_path / "plain"))
+  c, _ = _final_params(str(tmp_path / "plain"))
+  assert any(not np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a.params), jax.tree.leaves(c.params)))
+  steps = [json.loads(line)["env_steps"] for line in open(os.path.join(one, "metrics.jsonl"))]
+  assert steps == [80, 160, 240, 320]
+  change = json.loads(open(os.path.join(one, "changes.jsonl")).read())
+  assert change["env_steps"] == 160 and change["changed"] == {"agent.ent_coef": [0.0, 0.1]}
+  assert json.load(open(os.path.join(one, "config.json")))["agent"]["ent_coef"] == 0.1
+  assert experiment.checkpoint_config(one, 2)["agent"]["ent_coef"] == 0.0  # trained before the change
+  assert experiment.checkpoint_config(one)["agent"]["ent_coef"] == 0.1
+  assert experiment.checkpoint_config(one, 4)["agent"]["ent_coef"] == 0.1
