@@ -647,7 +647,8 @@ def mtppo_mt50(out: str) -> None:
 def hand_reach(out: str) -> None:
   """HandReach on the CPU: DDPG+HER (2026-11-26), SAC+HER (2026-11-27, batches of 256 and 2,048) and the
   demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only), SAC+HER with the
-  ring pair read apart (2026-11-29 after 1M plain steps; 2026-12-02 from scratch, and seed 1 after 352k plain)
+  ring pair read apart (2026-11-29 after 1M plain steps; 2026-12-02 from scratch, seed 1 after 352k plain, and
+  seed 2 in one run, `run.changes`, with and without smaller learning rates after the change)
   eval success against env steps, and each policy's success by the finger the thumb is sent to meet
   (benchmarks/hand_reach_by_finger.py)."""
   runs = (
@@ -717,6 +718,18 @@ def hand_reach(out: str) -> None:
       "by_finger_sac_seen_ring15_s1.json",
       "gold",
       "seed 1 from its 352k, ring goals read 15 mm apart",
+    ),
+    (
+      ("2026-12-02", "sac_her_one_run_s2"),
+      "by_finger_sac_one_run_s2.json",
+      "saddlebrown",
+      "seed 2, one run: ring read 15 mm apart from 352k",
+    ),
+    (
+      ("2026-12-02", "sac_her_one_run_s2_lr3e-4"),
+      "by_finger_sac_one_run_s2_lr.json",
+      "purple",
+      "seed 2, one run, learning rates 3e-4 from 352k",
     ),
   )
   # Warm-started runs count their steps from their start: drawn after the run they started from.
