@@ -527,6 +527,16 @@ def record_resume_changes(stored, cfg, run_dir, meta, name, skip=(), headline=No
     log_config_change(run_dir, "changes.jsonl", meta, diff, cfg, f"[{name}] {what} at env step")
 
 
+def last_change_env_steps(run_dir) -> int:
+  """The env steps of the last change changes.jsonl records (0: none): `run.changes` entries at or before
+  it have been made (or overridden by a `--resume --set`)."""
+  path = os.path.join(run_dir, "changes.jsonl")
+  if not os.path.exists(path):
+    return 0
+  with open(path) as f:
+    return max((json.loads(line)["env_steps"] for line in f if line.strip()), default=0)
+
+
 def checkpoint_env_steps(run_dir) -> int:
   """The env steps of a run directory's latest checkpoint (0: none yet)."""
   if not os.path.isdir(os.path.join(run_dir, "checkpoints")):
@@ -856,7 +866,8 @@ def main(argv=None):
   resume, scheduled, session_start = bool(args.resume), False, time.time()
   while True:
     done = checkpoint_env_steps(run_dir) if resume else 0
-    due, stop_at = experiment.config_at(cfg, done), experiment.next_change(cfg, done)
+    due = experiment.config_at(cfg, done, since=last_change_env_steps(run_dir) if resume else 0)
+    stop_at = experiment.next_change(cfg, done)
     if stop_at is not None and cfg["agent"].get("total_env_steps", float("inf")) <= stop_at:
       stop_at = None  # the run ends before the change
     _, row = run(

@@ -339,12 +339,13 @@ def _check_changes(changes) -> list:
   return out
 
 
-def config_at(cfg: dict[str, Any], env_steps: int) -> dict[str, Any]:
-  """`cfg` with every `run.changes` entry due by `env_steps` applied (resolved; an unknown key or bad value
-  raises ConfigError naming it). Applying a change twice changes nothing, so a resumed run's config.json,
-  which holds the changes made so far, comes back as it is."""
+def config_at(cfg: dict[str, Any], env_steps: int, since: int = 0) -> dict[str, Any]:
+  """`cfg` with every `run.changes` entry due by `env_steps` and after `since` applied (resolved; an
+  unknown key or bad value raises ConfigError naming it). since: the env steps of the run's last recorded
+  change (changes.jsonl), so that an entry made already is not made again over a later `--resume --set`
+  of the same key."""
   for at, *assignments in cfg["run"]["changes"]:
-    if at <= env_steps:
+    if since < at <= env_steps:
       try:
         cfg = set_dotted(cfg, *assignments)
       except ConfigError as e:

@@ -284,6 +284,22 @@ def test_set_dotted():
   assert cfg == experiment.resolve(train.load_config("ppo_fetch_reach"))  # the input is left alone
 
 
+def test_config_at_applies_the_changes_due_and_not_made():
+  cfg = experiment.resolve(
+    {
+      "env": {"name": "FetchReach"},
+      "run": {"changes": [[100, "agent.ent_coef=0.1"], [300, "agent.ent_coef=0.2"]]},
+    }
+  )
+  assert cfg["run"]["changes"] == [[100, "agent.ent_coef=0.1"], [300, "agent.ent_coef=0.2"]]
+  ent = lambda *a, **k: experiment.config_at(cfg, *a, **k)["agent"]["ent_coef"]
+  assert [ent(99), ent(100), ent(299), ent(300)] == [0.0, 0.1, 0.1, 0.2]
+  # A change already recorded (changes.jsonl at 150) is not made again over a later --resume --set.
+  assert ent(200, since=150) == 0.0 and ent(300, since=150) == 0.2
+  assert experiment.next_change(cfg, 0) == 100 and experiment.next_change(cfg, 100) == 300
+  assert experiment.next_change(cfg, 300) is None
+
+
 def test_rules_name_real_fields():
   """A rule for a field that does not exist would never fire: every rule names a field of its algorithm."""
   for algo, (config_cls, _) in experiment.ALGOS.items():
