@@ -530,11 +530,7 @@ def record_resume_changes(stored, cfg, run_dir, meta, name, skip=(), headline=No
 def last_change_env_steps(run_dir) -> int:
   """The env steps of the last change changes.jsonl records (0: none): `run.changes` entries at or before
   it have been made (or overridden by a `--resume --set`)."""
-  path = os.path.join(run_dir, "changes.jsonl")
-  if not os.path.exists(path):
-    return 0
-  with open(path) as f:
-    return max((json.loads(line)["env_steps"] for line in f if line.strip()), default=0)
+  return max((r["env_steps"] for r in experiment.config_changes(run_dir)), default=0)
 
 
 def checkpoint_env_steps(run_dir) -> int:
@@ -729,7 +725,8 @@ def run(
       flush=True,
     )
   wall0 = time.time() - meta["wall_s"]
-  session0 = session_start or time.time()  # run.max_minutes counts this invocation's training time only
+  # run.max_minutes counts this command's training time only (all its run.changes phases), not the run's
+  session0 = session_start or time.time()
   row = None
   try:
     for i in range(num_chunks):

@@ -761,7 +761,13 @@ def evaluate_run(run_dir: str, seed: int = 0, step: int | None = None, num_envs:
 def surgeries(run_dir: str):
   """The architecture changes a run went through (train.py's surgery.jsonl), oldest first: a list of
   {"env_steps", "chunks" (the checkpoint it started from), "changed": {field: [old, new]}}."""
-  path = os.path.join(run_dir, "surgery.jsonl")
+  return config_changes(run_dir, "surgery.jsonl")
+
+
+def config_changes(run_dir: str, log: str = "changes.jsonl"):
+  """The records of one of a run's change logs (train.py's changes.jsonl: settings changed on --resume or
+  by `run.changes`; surgery.jsonl: architectures), oldest first, in the form `surgeries` describes."""
+  path = os.path.join(run_dir, log)
   if not os.path.exists(path):
     return []
   with open(path) as f:
@@ -802,12 +808,7 @@ def checkpoint_config(run_dir: str, step: int | None = None) -> dict[str, Any]:
   that a checkpoint written before e.g. a goal view was turned on is read without it. Architecture
   changes (surgery.jsonl) are `restore_checkpoints`' to undo."""
   cfg = run_config(run_dir)
-  path = os.path.join(run_dir, "changes.jsonl")
-  if step is None or not os.path.exists(path):
-    return cfg
-  with open(path) as f:
-    records = [json.loads(line) for line in f if line.strip()]
-  later = [r for r in records if r["chunks"] >= step]
+  later = [r for r in config_changes(run_dir) if r["chunks"] >= step] if step is not None else []
   if not later:
     return cfg
   cfg = copy.deepcopy(cfg)
