@@ -731,6 +731,24 @@ def hand_reach(out: str) -> None:
       "purple",
       "seed 2, one run, learning rates 3e-4 from 352k",
     ),
+    (
+      ("2026-12-02", "sac_her_one_run_s2_1m"),
+      "by_finger_sac_one_run_s2_1m.json",
+      "deepskyblue",
+      "seed 2, one run, trained on to 1M",
+    ),
+    (
+      ("2026-12-02", "sac_her_one_run_s2_ring_heavy"),
+      "by_finger_sac_one_run_s2_ring_heavy.json",
+      "crimson",
+      "seed 2 from 632k, ring goals 47.5% of draws",
+    ),
+    (
+      ("2026-12-02", "sac_her_one_run_s2_fore_ring"),
+      "by_finger_sac_one_run_s2_fore_ring.json",
+      "navy",
+      "seed 2 from 632k, fore and ring goals 35% each",
+    ),
   )
   # Warm-started runs count their steps from their start: drawn after the run they started from.
   offsets = {"sac_her_seen_ring15": 1.0, "sac_her_seen_ring15_s1": 0.352}
