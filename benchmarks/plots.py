@@ -738,10 +738,16 @@ def hand_reach(out: str) -> None:
       "seed 2, one run, trained on to 1M",
     ),
     (
-      ("2026-12-02", "sac_her_one_run_s2_ring_heavy"),
-      "by_finger_sac_one_run_s2_ring_heavy.json",
+      ("2026-12-02", "sac_her_one_run_s2_ring_heavy_1m"),
+      "by_finger_sac_one_run_s2_ring_heavy_1m.json",
       "crimson",
       "seed 2 from 632k, ring goals 47.5% of draws",
+    ),
+    (
+      ("2026-12-02", "sac_her_seen_ring15_s1_ring_heavy"),
+      "by_finger_sac_seen_ring15_s1_ring_heavy.json",
+      "darkorange",
+      "seed 1 from its 552k, ring goals 47.5% of draws",
     ),
     (
       ("2026-12-02", "sac_her_one_run_s2_fore_ring"),
@@ -751,7 +757,11 @@ def hand_reach(out: str) -> None:
     ),
   )
   # Warm-started runs count their steps from their start: drawn after the run they started from.
-  offsets = {"sac_her_seen_ring15": 1.0, "sac_her_seen_ring15_s1": 0.352}
+  offsets = {
+    "sac_her_seen_ring15": 1.0,
+    "sac_her_seen_ring15_s1": 0.352,
+    "sac_her_seen_ring15_s1_ring_heavy": 0.352,
+  }
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
   for (date, name), _, color, label in runs:
