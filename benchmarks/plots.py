@@ -750,6 +750,12 @@ def hand_reach(out: str) -> None:
       "seed 1 from its 552k, ring goals 47.5% of draws",
     ),
     (
+      ("2026-12-02", "sac_her_seen_ring15_s0_ring_heavy"),
+      "by_finger_sac_seen_ring15_s0_ring_heavy.json",
+      "olive",
+      "seed 0 from its 1.38M policy, ring goals 47.5% of draws",
+    ),
+    (
       ("2026-12-02", "sac_her_one_run_s2_fore_ring"),
       "by_finger_sac_one_run_s2_fore_ring.json",
       "navy",

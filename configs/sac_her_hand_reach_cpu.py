@@ -13,7 +13,8 @@ At 632k the draws of training goals turn to the kind still missed (`env.goal_kin
 middle and little 10%; evaluation stays on the reference's mix), 832k in all. Two sets of 1,024 episodes:
 seed 2 (this config's schedule, as resumes the test shows equal) 0.878 / 0.872 at 632k, 0.898 / 0.883 at
 832k (ring 0.65 / 0.59), 0.898 / 0.890 at 1.03M; trained on at the reference's mix instead, 0.874 / 0.860
-at 1M. Seed 1 (352k plain, 200k read apart, then 200k ring-heavy) **0.908 / 0.901** (ring 0.67 / 0.64).
+at 1M. Seed 1 (352k plain, 200k read apart, then 200k ring-heavy) **0.908 / 0.901** (ring 0.67 / 0.64);
+seed 0 (its 1.38M policy, then 200k ring-heavy, a fresh buffer) 0.901 / 0.888. Three seeds: mean 0.898.
 BENCHMARKS.md, "Trained on, or with more ring goals", has the runs;
 `python benchmarks/hand_reach_by_finger.py --run RUN --episodes 1024` scores a run by goal kind.
 """
