@@ -648,7 +648,8 @@ def hand_reach(out: str) -> None:
   """HandReach on the CPU: DDPG+HER (2026-11-26), SAC+HER (2026-11-27, batches of 256 and 2,048) and the
   demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only), SAC+HER with the
   ring pair read apart (2026-11-29 after 1M plain steps; 2026-12-02 from scratch, seed 1 after 352k plain, and
-  seed 2 in one run, `run.changes`, with and without smaller learning rates after the change)
+  seed 2 in one run, `run.changes`, with and without smaller learning rates after the change, trained on to
+  1M, and each seed with the ring goals drawn 47.5% of the time in a last phase, `env.goal_kind_probs`)
   eval success against env steps, and each policy's success by the finger the thumb is sent to meet
   (benchmarks/hand_reach_by_finger.py)."""
   runs = (
@@ -767,6 +768,7 @@ def hand_reach(out: str) -> None:
     "sac_her_seen_ring15": 1.0,
     "sac_her_seen_ring15_s1": 0.352,
     "sac_her_seen_ring15_s1_ring_heavy": 0.352,
+    "sac_her_seen_ring15_s0_ring_heavy": 1.384,  # from the 2026-11-29 run's policy (1M + 384k)
   }
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
   fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
