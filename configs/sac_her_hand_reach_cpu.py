@@ -1,4 +1,4 @@
-"""SAC+HER on HandReach: 352k env steps as her_hand_reach_cpu, then ring goals read apart, then drawn more.
+"""SAC+HER on HandReach: 352k steps as her_hand_reach_cpu, then ring goals read apart, then drawn more.
 
 Every learner that reads HandReach's goals as they are stalls near 0.75 with the ring finger's goals
 never met (0.00): the policy meets the pressed-together ring poses it can reach but fails 2-4 mm beyond
