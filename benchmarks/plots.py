@@ -649,7 +649,8 @@ def hand_reach(out: str) -> None:
   demonstration runs (2026-11-27: cloning held, dropped or halved from 920k; ring demos only), SAC+HER with the
   ring pair read apart (2026-11-29 after 1M plain steps; 2026-12-02 from scratch, seed 1 after 352k plain, and
   seed 2 in one run, `run.changes`, with and without smaller learning rates after the change, trained on to
-  1M, and each seed with the ring goals drawn 47.5% of the time in a last phase, `env.goal_kind_probs`)
+  1M, and each seed with the ring goals drawn 47.5% of the time in a last phase, `env.goal_kind_probs`;
+  seeds 3 and 4 the whole schedule of `sac_her_hand_reach_cpu` as one command from scratch)
   eval success against env steps, and each policy's success by the finger the thumb is sent to meet
   (benchmarks/hand_reach_by_finger.py)."""
   runs = (
@@ -762,6 +763,18 @@ def hand_reach(out: str) -> None:
       "navy",
       "seed 2 from 632k, fore and ring goals 35% each",
     ),
+    (
+      ("2026-12-02", "sac_her_one_cmd_s3"),
+      "by_finger_sac_one_cmd_s3.json",
+      "hotpink",
+      "seed 3, sac_her_hand_reach_cpu as one command, 832k",
+    ),
+    (
+      ("2026-12-02", "sac_her_one_cmd_s4"),
+      "by_finger_sac_one_cmd_s4.json",
+      "darkviolet",
+      "seed 4, sac_her_hand_reach_cpu as one command, 832k",
+    ),
   )
   # Warm-started runs count their steps from their start: drawn after the run they started from.
   offsets = {
@@ -836,6 +849,80 @@ def hand_reach(out: str) -> None:
   _finish(fig, os.path.join(out, "hand_reach.png"), "HandReach on a 2-core CPU, C physics, one seed each")
 
 
+def hand_reach_seeds(out: str) -> None:
+  """`sac_her_hand_reach_cpu`'s recipe over training seeds: the 64-episode evaluations of the runs made on
+  its whole schedule (plain SAC+HER, the ring pair read 15 mm apart from 352k, ring goals drawn 47.5% of the
+  time from 632k, 832k in all), and every seed's success on two sets of 1,024 fresh episodes at the
+  reference's goal mix (benchmarks/hand_reach_by_finger.py), all goals and the ring finger's, against 0.9."""
+  day = "2026-12-02"
+  # (run directory, by-finger table, label, on the config's schedule from scratch, colour)
+  seeds = (
+    (
+      "sac_her_seen_ring15_s0_ring_heavy",
+      "by_finger_sac_seen_ring15_s0_ring_heavy",
+      "seed 0 (warm starts)",
+      False,
+      "olive",
+    ),
+    (
+      "sac_her_seen_ring15_s1_ring_heavy",
+      "by_finger_sac_seen_ring15_s1_ring_heavy",
+      "seed 1 (warm start)",
+      False,
+      "darkorange",
+    ),
+    (
+      "sac_her_one_run_s2_ring_heavy",
+      "by_finger_sac_one_run_s2_ring_heavy",
+      "seed 2 (as resumes)",
+      True,
+      "crimson",
+    ),
+    ("sac_her_one_cmd_s3", "by_finger_sac_one_cmd_s3", "seed 3 (one command)", True, "hotpink"),
+    ("sac_her_one_cmd_s4", "by_finger_sac_one_cmd_s4", "seed 4 (one command)", True, "darkviolet"),
+  )
+  seeds = [r for r in seeds if os.path.exists(_path("her-hand", day, r[1] + ".json"))]
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [1.4, 1]})
+  for run, _, label, whole, color in seeds:
+    if not whole:
+      continue  # warm starts from other runs: their steps do not line up with the schedule's
+    xs, ys = _series(_rows("her-hand", day, run, "metrics.jsonl"), "eval/success_rate")
+    ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
+    ax1.plot(xs, trailing_mean(ys, 5), color=color, label=label)
+  for x, what in ((0.352, "ring read 15 mm apart"), (0.632, "ring goals 47.5% of draws")):
+    ax1.axvline(x, color="0.4", linestyle=":", linewidth=1)
+    ax1.text(x + 0.01, 0.05, what, fontsize=7, rotation=90, color="0.3")
+  _paper_line(ax1, 0.9, "issue 28's target: 0.9")
+  ax1.set_xlabel("env steps (millions)")
+  ax1.set_ylabel("eval success, 64 episodes (from 632k: the training mix)", fontsize=8)
+  ax1.set_ylim(-0.03, 1.05)
+  ax1.legend(fontsize=8, loc="upper left")
+  width = 0.2
+  for i, (_, table, _, _, color) in enumerate(seeds):
+    sets = [_json("her-hand", day, table + suffix + ".json") for suffix in ("", "_seed1")]
+    for j, kind in enumerate(("all", "ring")):
+      for k, t in enumerate(sets):
+        ax2.bar(
+          i + (2 * j + k) * width - 1.5 * width,
+          t[kind]["success"],
+          width,
+          color=color,
+          alpha=1.0 if kind == "all" else 0.45,
+          hatch="" if k == 0 else "//",
+        )
+    ax2.text(i - width, 0.93, f"{sum(t['all']['success'] for t in sets) / 2:.3f}", ha="center", fontsize=8)
+  _paper_line(ax2, 0.9, "0.9")
+  ax2.set_xticks(range(len(seeds)), [r[2] for r in seeds], fontsize=7, rotation=15)
+  ax2.set_ylim(0, 1.0)
+  ax2.set_ylabel("success on 1,024 episodes (hatched: a second set)", fontsize=8)
+  ax2.set_title("per seed: all goals (dark), the ring finger's (light); the mean of the two sets", fontsize=8)
+  ax2.grid(alpha=0.3, axis="y")
+  ax1.grid(alpha=0.3)
+  _finish(
+    fig, os.path.join(out, "hand_reach_seeds.png"), "HandReach, sac_her_hand_reach_cpu's recipe, by seed"
+  )
+
+
 FIGURES = {
   "her_fetch": her_fetch,
   "ppo_vs_brax": ppo_vs_brax,
@@ -851,6 +938,7 @@ FIGURES = {
   "mtppo_mt50": mtppo_mt50,
   "selfplay_rows": selfplay_rows,
   "hand_reach": hand_reach,
+  "hand_reach_seeds": hand_reach_seeds,
   "transfer": transfer,
 }
 
