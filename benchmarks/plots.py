@@ -50,9 +50,10 @@ def _paper_line(ax, y: float, label: str) -> None:
   ax.axhline(y, **PAPER, label=label)
 
 
-def _finish(fig, path: str, title: str) -> None:
+def _finish(fig, path: str, title: str, bottom: float = 0.0) -> None:
+  """Title, lay out (keeping the lowest `bottom` of the figure free for a figure legend) and save."""
   fig.suptitle(title, fontsize=11)
-  fig.tight_layout()
+  fig.tight_layout(rect=(0, bottom, 1, 1))
   fig.savefig(path, dpi=85)
   plt.close(fig)
   print(f"wrote {os.path.relpath(path, ROOT)} ({os.path.getsize(path) // 1024} KB)")
@@ -784,7 +785,7 @@ def hand_reach(out: str) -> None:
     "sac_her_seen_ring15_s0_ring_heavy": 1.384,  # from the 2026-11-29 run's policy (1M + 384k)
   }
   runs = [r for r in runs if os.path.exists(_path("her-hand", *r[0], "metrics.jsonl"))]
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 6.4), gridspec_kw={"width_ratios": [1.5, 1]})
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 8.4), gridspec_kw={"width_ratios": [1.5, 1]})
   for (date, name), _, color, label in runs:
     xs, ys = _series(_rows("her-hand", date, name, "metrics.jsonl"), "eval/success_rate")
     xs = [x + offsets.get(name, 0.0) for x in xs]
@@ -800,7 +801,7 @@ def hand_reach(out: str) -> None:
   ax1.set_ylabel("eval success (64 episodes)")
   ax1.set_title("5-evaluation means; runs of 2026-11-27 unless dated", fontsize=9)
   ax1.set_ylim(-0.03, 1.05)
-  ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
+
   kinds = ("initial", "fore", "middle", "ring", "little")
   # Each table beside its run, or with the by-finger tables of 2026-11-27 (the first ones).
   tables = [
@@ -810,7 +811,7 @@ def hand_reach(out: str) -> None:
     if d
   ]
   width = 0.8 / (len(tables) + 1)
-  for i, (date, name, color, label) in enumerate(tables):
+  for i, (date, name, color, _) in enumerate(tables):
     with open(_path("her-hand", date, name)) as f:
       table = json.load(f)
     ax2.bar(
@@ -818,7 +819,6 @@ def hand_reach(out: str) -> None:
       [table[k]["success"] for k in kinds],
       width,
       color=color,
-      label=label,
     )
   ax2.bar(
     [j + width * len(tables) for j in range(len(kinds))],
@@ -843,10 +843,15 @@ def hand_reach(out: str) -> None:
     )
   ax2.set_xticks([j + 0.4 - width / 2 for j in range(len(kinds))], kinds, fontsize=8)
   ax2.set_title("success by the goal's finger (1,024 episodes each, at each run's end)", fontsize=9)
-  ax2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
+  # One legend for both panels: each run's bars take its curve's colour.
+  handles, labels = ax1.get_legend_handles_labels()
+  more, more_labels = ax2.get_legend_handles_labels()  # the reachability bars and marks
+  fig.legend(handles + more, labels + more_labels, fontsize=7, ncol=3, loc="lower center")
   for ax in (ax1, ax2):
     ax.grid(alpha=0.3)
-  _finish(fig, os.path.join(out, "hand_reach.png"), "HandReach on a 2-core CPU, C physics, one seed each")
+  _finish(
+    fig, os.path.join(out, "hand_reach.png"), "HandReach on a 2-core CPU, C physics, one seed each", 0.2
+  )
 
 
 def hand_reach_seeds(out: str) -> None:
