@@ -801,7 +801,6 @@ def hand_reach(out: str) -> None:
   ax1.set_ylabel("eval success (64 episodes)")
   ax1.set_title("5-evaluation means; runs of 2026-11-27 unless dated", fontsize=9)
   ax1.set_ylim(-0.03, 1.05)
-
   kinds = ("initial", "fore", "middle", "ring", "little")
   # Each table beside its run, or with the by-finger tables of 2026-11-27 (the first ones).
   tables = [
