@@ -856,14 +856,17 @@ def hand_reach(out: str) -> None:
 def hand_reach_seeds(out: str) -> None:
   """`sac_her_hand_reach_cpu`'s recipe over training seeds: the 64-episode evaluations of the runs made on
   its whole schedule (plain SAC+HER, the ring pair read 15 mm apart from 352k, ring goals drawn 47.5% of the
-  time from 632k, 832k in all), and every seed's success on two sets of 1,024 fresh episodes at the
-  reference's goal mix (benchmarks/hand_reach_by_finger.py), all goals and the ring finger's, against 0.9."""
+  time from 632k, a tenth of the learning rate from 832k, 1.032M in all), and every seed's success on two
+  sets of 1,024 fresh episodes at the reference's goal mix (benchmarks/hand_reach_by_finger.py) at 832k
+  (light) and after the last phase (dark), against 0.9."""
   day = "2026-12-02"
-  # (run directory, by-finger table, label, on the config's schedule from scratch, colour)
+  # (run directory for the curve, by-finger table at 832k, after the last phase, label, on the config's
+  # schedule from scratch, colour)
   seeds = (
     (
       "sac_her_seen_ring15_s0_ring_heavy",
       "by_finger_sac_seen_ring15_s0_ring_heavy",
+      None,
       "seed 0 (warm starts)",
       False,
       "olive",
@@ -871,29 +874,54 @@ def hand_reach_seeds(out: str) -> None:
     (
       "sac_her_seen_ring15_s1_ring_heavy",
       "by_finger_sac_seen_ring15_s1_ring_heavy",
-      "seed 1 (warm start)",
+      "by_finger_sac_polish_s1_warm",
+      "seed 1 (warm starts)",
       False,
       "darkorange",
     ),
     (
       "sac_her_one_run_s2_ring_heavy",
       "by_finger_sac_one_run_s2_ring_heavy",
-      "seed 2 (as resumes)",
+      "by_finger_sac_polish_s2_warm",
+      "seed 2 (resumes; last: warm)",
       True,
       "crimson",
     ),
-    ("sac_her_one_cmd_s3", "by_finger_sac_one_cmd_s3", "seed 3 (one command)", True, "hotpink"),
-    ("sac_her_one_cmd_s4", "by_finger_sac_one_cmd_s4", "seed 4 (one command)", True, "darkviolet"),
+    (
+      "sac_her_polish_s3",
+      "by_finger_sac_one_cmd_s3",
+      "by_finger_sac_polish_s3",
+      "seed 3 (one command)",
+      True,
+      "hotpink",
+    ),
+    (
+      "sac_her_polish_s4",
+      "by_finger_sac_one_cmd_s4",
+      "by_finger_sac_polish_s4",
+      "seed 4 (one command)",
+      True,
+      "darkviolet",
+    ),
   )
-  seeds = [r for r in seeds if os.path.exists(_path("her-hand", day, r[1] + ".json"))]
-  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [1.4, 1]})
-  for run, _, label, whole, color in seeds:
-    if not whole:
+
+  def have(table):
+    return table is not None and os.path.exists(_path("her-hand", day, table + ".json"))
+
+  seeds = [r for r in seeds if have(r[1])]
+  fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [1.3, 1.1]})
+  for run, _, _, label, whole, color in seeds:
+    if not whole or not os.path.exists(_path("her-hand", day, run, "metrics.jsonl")):
       continue  # warm starts from other runs: their steps do not line up with the schedule's
     xs, ys = _series(_rows("her-hand", day, run, "metrics.jsonl"), "eval/success_rate")
     ax1.plot(xs, ys, color=color, alpha=0.25, linewidth=0.8)
     ax1.plot(xs, trailing_mean(ys, 5), color=color, label=label)
-  for x, what in ((0.352, "ring read 15 mm apart"), (0.632, "ring goals 47.5% of draws")):
+  marks = (
+    (0.352, "ring read 15 mm apart"),
+    (0.632, "ring goals 47.5% of draws"),
+    (0.832, "learning rates / 10"),
+  )
+  for x, what in marks:
     ax1.axvline(x, color="0.4", linestyle=":", linewidth=1)
     ax1.text(x + 0.01, 0.05, what, fontsize=7, rotation=90, color="0.3")
   _paper_line(ax1, 0.9, "issue 28's target: 0.9")
@@ -902,24 +930,23 @@ def hand_reach_seeds(out: str) -> None:
   ax1.set_ylim(-0.03, 1.05)
   ax1.legend(fontsize=8, loc="upper left")
   width = 0.2
-  for i, (_, table, _, _, color) in enumerate(seeds):
-    sets = [_json("her-hand", day, table + suffix + ".json") for suffix in ("", "_seed1")]
-    for j, kind in enumerate(("all", "ring")):
+  for i, (_, before, after, _, _, color) in enumerate(seeds):
+    for j, table in enumerate((before, after)):
+      if not have(table):
+        continue
+      sets = [_json("her-hand", day, table + suffix + ".json") for suffix in ("", "_seed1")]
       for k, t in enumerate(sets):
-        ax2.bar(
-          i + (2 * j + k) * width - 1.5 * width,
-          t[kind]["success"],
-          width,
-          color=color,
-          alpha=1.0 if kind == "all" else 0.45,
-          hatch="" if k == 0 else "//",
-        )
-    ax2.text(i - width, 0.93, f"{sum(t['all']['success'] for t in sets) / 2:.3f}", ha="center", fontsize=8)
+        x = i + (2 * j + k) * width - 1.5 * width
+        ax2.bar(x, t["all"]["success"], width, color=color, alpha=0.35 + 0.65 * j, hatch="//" if k else "")
+      mean = sum(t["all"]["success"] for t in sets) / 2
+      ax2.text(i + (2 * j - 1) * width, 0.965 - 0.035 * j, f"{mean:.3f}", ha="center", fontsize=7)
   _paper_line(ax2, 0.9, "0.9")
-  ax2.set_xticks(range(len(seeds)), [r[2] for r in seeds], fontsize=7, rotation=15)
-  ax2.set_ylim(0, 1.0)
-  ax2.set_ylabel("success on 1,024 episodes (hatched: a second set)", fontsize=8)
-  ax2.set_title("per seed: all goals (dark), the ring finger's (light); the mean of the two sets", fontsize=8)
+  ax2.set_xticks(range(len(seeds)), [r[3] for r in seeds], fontsize=7, rotation=15)
+  ax2.set_ylim(0.8, 1.0)
+  ax2.set_ylabel("success, all goals, 1,024 episodes (hatched: a second set)", fontsize=8)
+  ax2.set_title(
+    "per seed: at 832k (light), after 200k at learning rates / 10 (dark); the sets' mean", fontsize=8
+  )
   ax2.grid(alpha=0.3, axis="y")
   ax1.grid(alpha=0.3)
   _finish(
