@@ -858,8 +858,8 @@ def hand_reach_seeds(out: str) -> None:
   its whole schedule (plain SAC+HER, the ring pair read 15 mm apart from 352k, ring goals drawn 47.5% of the
   time from 632k, a tenth of the learning rate from 832k, 1.032M in all), and every seed's success on two
   sets of 1,024 fresh episodes at the reference's goal mix (benchmarks/hand_reach_by_finger.py) at 832k
-  (light) and after the last phase (dark), against 0.9; seed 3 also trained on for 200k at the learning
-  rates kept (the controls, seeds 3 and 4)."""
+  (light) and after the last phase (dark), against 0.9; in grey, seeds 3 and 4 trained on for the same
+  200k at the learning rates kept (the controls)."""
   day = "2026-12-02"
   # (run directory for the curve, by-finger table at 832k, after the last phase, label, on the config's
   # schedule from scratch, colour)

@@ -35,7 +35,7 @@ _BASE = runpy.run_path(os.path.join(os.path.dirname(__file__), "her_hand_reach_c
 
 SWITCH = 352_000  # env steps of plain SAC+HER before the ring goals are read apart
 RING_HEAVY = 632_000  # then the ring goals drawn 47.5% of the time
-POLISH = 832_000  # then a tenth of the learning rate, 1.032M in all
+POLISH = 832_000  # then the actor and critic learning rates at a tenth, 1.032M env steps in all
 
 
 def get_config():

@@ -28,17 +28,24 @@ def slug(title: str) -> str:
   return "".join(kept).replace(" ", "-")
 
 
-def anchors(markdown: str) -> set[str]:
-  """Every heading's anchor, outside fenced code (a `# comment` in a bash block is no heading)."""
-  seen: dict[str, int] = {}
-  out = set()
-  fenced = False
+def outside_fences(markdown: str) -> list[str]:
+  """The lines outside fenced code blocks (a `# comment` in a bash block is no heading, its text no link)."""
+  keep, fenced = [], False
   for line in markdown.splitlines():
     if line.lstrip().startswith("```"):
       fenced = not fenced
-      continue
+    elif not fenced:
+      keep.append(line)
+  return keep
+
+
+def anchors(markdown: str) -> set[str]:
+  """Every heading's anchor."""
+  seen: dict[str, int] = {}
+  out = set()
+  for line in outside_fences(markdown):
     m = re.match(r"#{1,6}\s+(.*)", line)
-    if fenced or not m:
+    if not m:
       continue
     base = slug(m.group(1))
     n = seen.get(base, 0)
@@ -48,14 +55,8 @@ def anchors(markdown: str) -> set[str]:
 
 
 def links(markdown: str) -> list[str]:
-  """The link targets outside fenced code."""
-  keep, fenced = [], False
-  for line in markdown.splitlines():
-    if line.lstrip().startswith("```"):
-      fenced = not fenced
-    elif not fenced:
-      keep.append(line)
-  return LINK.findall("\n".join(keep))
+  """The link targets."""
+  return LINK.findall("\n".join(outside_fences(markdown)))
 
 
 def test_slug_follows_githubs_rule():
