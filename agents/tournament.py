@@ -504,13 +504,18 @@ def _ratings_main(argv):
   return 0
 
 
-def holdout_table(algo, states, tasks=None, episodes=None, max_goals=None, key=None, table_portion=None):
+def holdout_table(
+  algo, states, tasks=None, episodes=None, max_goals=None, key=None, table_portion=None, steps_per_object=None
+):
   """Bob's zero-shot holdout suite (`AsymmetricSelfPlay.evaluate` with its overrides: `tasks`, `episodes`
-  per task, up to `max_goals` goals per episode, `table_portion`) on each of `states` ({step:
-  TrainState}). Every checkpoint meets the same episodes (one key); one compile serves them all.
+  per task, up to `max_goals` goals per episode, `table_portion`, a goal's budget `steps_per_object`) on
+  each of `states` ({step: TrainState}). Every checkpoint meets the same episodes (one key); one compile
+  serves them all.
   Returns {step: {"holdout/TASK-N": rate, ..., "eval/success_rate": their mean, "eval/return": ...}}."""
   key = jax.random.PRNGKey(0) if key is None else key
-  suite = dict(tasks=tasks, max_goals=max_goals, table_portion=table_portion)
+  suite = dict(
+    tasks=tasks, max_goals=max_goals, table_portion=table_portion, steps_per_object=steps_per_object
+  )
   algo.evaluation_parts(episodes, **suite)  # a bad task name or world fails here, before the compile
   run = jax.jit(lambda params, obs_norm, k: algo.evaluate(params, obs_norm, k, episodes, **suite))
   return {s: {k: float(v) for k, v in run(st.params, st.obs_norm, key).items()} for s, st in states.items()}
@@ -531,6 +536,12 @@ def _payoff_main(argv):
   p.add_argument(
     "--table-portion", type=float, default=None, help="holdout table portion (default: the run's)"
   )
+  p.add_argument(
+    "--steps-per-object",
+    type=int,
+    default=None,
+    help="a holdout goal's budget in steps per block (default: the run's bob_steps_per_object)",
+  )
   p.add_argument("--out", default=None, help="the holdout table's JSON (default RUN_DIR/holdout.json)")
   p.add_argument("--seed", type=int, default=0)
   p.add_argument("--checkpoints", type=int, nargs="*", default=None, help="steps to use (default: all)")
@@ -544,15 +555,24 @@ def _payoff_main(argv):
   if missing:
     raise SystemExit(f"no checkpoint(s) {missing} in {args.run_dir}; available: {sorted(states)}")
   key = jax.random.PRNGKey(args.seed)
-  table_args = (args.tasks, args.max_goals, args.table_portion, args.out)
+  table_args = (args.tasks, args.max_goals, args.table_portion, args.steps_per_object, args.out)
   if any(a is not None for a in table_args) and not args.holdout:
-    raise SystemExit("error: --tasks, --max-goals, --table-portion and --out go with --holdout")
+    raise SystemExit(
+      "error: --tasks, --max-goals, --table-portion, --steps-per-object and --out go with --holdout"
+    )
   if args.holdout:
     # Without --checkpoints: the latest only. With them: a table, one row per checkpoint.
     rows = [steps[-1]] if args.checkpoints is None else steps
     try:
       table = holdout_table(
-        algo, {s: states[s] for s in rows}, args.tasks, args.episodes, args.max_goals, key, args.table_portion
+        algo,
+        {s: states[s] for s in rows},
+        args.tasks,
+        args.episodes,
+        args.max_goals,
+        key,
+        args.table_portion,
+        args.steps_per_object,
       )
     except ValueError as e:  # a bad task name, or a world with too few placement cells
       raise SystemExit(f"error: {e}") from None
@@ -564,6 +584,7 @@ def _payoff_main(argv):
       "episodes_per_task": int(args.episodes or algo.config.num_eval_envs),
       "max_goals": int(args.max_goals or algo.config.holdout_max_goals),
       "table_portion": float(args.table_portion or algo.holdout_world["table_portion"]),
+      "steps_per_object": int(args.steps_per_object or algo.raw_env.config["bob_steps_per_object"]),
       "seed": args.seed,
       "checkpoints": {str(s): {"env_steps": int(meta[s].get("env_steps", -1)), **table[s]} for s in rows},
     }

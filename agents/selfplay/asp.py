@@ -740,14 +740,20 @@ class AsymmetricSelfPlay:
     tasks: Sequence[str] | None = None,
     max_goals: int | None = None,
     table_portion: float | None = None,
+    steps_per_object: int | None = None,
   ):
     """`evaluate` as independent pieces, {name: fn(params, obs_norm, key) -> metrics}, one per block
     count of the holdout tasks (each its own world and MJX step), for a caller that compiles them in
     parallel (train.py); `combine_evaluation` of their results is `evaluate`'s. Defaults: the config's
     holdout tasks, episodes (num_eval_envs) and goals per episode, the game's table portion (a small one
-    has too few placement cells for more blocks: a ConfigError names it before anything compiles)."""
+    has too few placement cells for more blocks: a ConfigError names it before anything compiles) and
+    the game's turn budget, Bob's `bob_steps_per_object` (a goal's budget in evaluation; his
+    `steps_left` input counts it down as a fraction, as in his turns)."""
     c = self.config
     n_eval = int(num_envs or c.num_eval_envs)
+    budget = self.raw_env.config["bob_steps_per_object"] if steps_per_object is None else steps_per_object
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+      raise ValueError(f"steps_per_object must be a positive integer, got {steps_per_object!r}")
     tasks = tuple(tasks or c.holdout_tasks)
     world = dict(self.holdout_world)
     if table_portion is not None:
@@ -764,7 +770,7 @@ class AsymmetricSelfPlay:
           self.policy(params, obs_norm),
           key,
           n_eval,
-          self.raw_env.config["bob_steps_per_object"],
+          budget,
           int(max_goals or c.holdout_max_goals),
           self.raw_env.config["steps_left_obs"],
         )

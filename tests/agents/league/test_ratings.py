@@ -10,6 +10,7 @@ import pytest
 
 from agents import tournament as T
 from agents.league import ratings as R
+from agents.selfplay import holdout
 
 
 def _phi(x):
@@ -108,7 +109,7 @@ def test_bad_run_directories_are_refused(tmp_path):
 
 
 @pytest.mark.slow  # a training run (the default tier must fit in 30 minutes)
-def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
+def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys, monkeypatch):
   import train  # pylint: disable=import-outside-toplevel
   from agents import experiment  # pylint: disable=import-outside-toplevel
 
@@ -176,6 +177,20 @@ def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys):
   assert T.main([*table, "--tasks", "push-1", "--checkpoints", "3"]) == 0
   alone = json.loads((run / "holdout.json").read_text())["checkpoints"]["3"]
   assert alone["holdout/push-1"] == out["checkpoints"]["3"]["holdout/push-1"]
+  assert (
+    out["steps_per_object"] == json.loads((run / "config.json").read_text())["env"]["bob_steps_per_object"]
+  )
+  # A goal's budget overridden reaches the evaluation, and a 1-step budget cannot move a block to a push
+  # goal (goal cells lie >= 0.09 m from the start).
+  budgets = []
+  inner = holdout.evaluate_suite_part
+  monkeypatch.setattr(holdout, "evaluate_suite_part", lambda *a, **k: budgets.append(a[6]) or inner(*a, **k))
+  assert T.main([*table, "--tasks", "push-1", "--checkpoints", "3", "--steps-per-object", "1"]) == 0
+  short = json.loads((run / "holdout.json").read_text())
+  assert budgets == [1] and short["steps_per_object"] == 1
+  assert short["checkpoints"]["3"]["holdout/push-1"] == 0.0
+  with pytest.raises(SystemExit, match="steps_per_object must be a positive integer, got 0"):
+    T.main([*table, "--steps-per-object", "0"])
   with pytest.raises(SystemExit, match="holdout task must look like"):
     T.main([*table, "--tasks", "push-x"])
   with pytest.raises(SystemExit, match="leaves 4 placement cells; 5 are needed for 2 objects"):
