@@ -256,6 +256,21 @@ def selfplay_rows(out: str) -> None:
   )
 
 
+def selfplay_budget(out: str) -> None:
+  """asp_blocks_cpu with Bob's turn at the paper's 200 steps per object (2026-12-02) beside the config's 50
+  (the 2026-11-28 run, the same seed): the training curves and the zero-shot holdout table, each run
+  evaluated with its own turn's budget."""
+  _selfplay_figure(
+    (
+      (("selfplay", "2026-11-28", "abc_rows"), "0.6", "Bob 50 steps (2026-11-28)"),
+      (("selfplay", "2026-12-02", "bob200"), "C3", "Bob 200 steps (2026-12-02)"),
+    ),
+    os.path.join(out, "selfplay_budget.png"),
+    "Asymmetric self-play with ABC, asp_blocks_cpu: Bob's turn 200 steps per object against 50",
+    smooth=True,
+  )
+
+
 def league(out: str) -> None:
   """OpenAI Five's practice: TrueSkill over a self-play run, surgery against its control, staleness."""
   fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 3.8))
@@ -985,6 +1000,7 @@ FIGURES = {
   "mtppo": mtppo,
   "mtppo_mt50": mtppo_mt50,
   "selfplay_rows": selfplay_rows,
+  "selfplay_budget": selfplay_budget,
   "hand_reach": hand_reach,
   "hand_reach_seeds": hand_reach_seeds,
   "transfer": transfer,

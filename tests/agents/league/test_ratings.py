@@ -11,6 +11,7 @@ import pytest
 from agents import tournament as T
 from agents.league import ratings as R
 from agents.selfplay import holdout
+from benchmarks import holdout_misses as hm
 
 
 def _phi(x):
@@ -191,6 +192,31 @@ def test_cli_rates_every_checkpoint_of_a_tiny_selfplay_run(tmp_path, capsys, mon
   assert short["checkpoints"]["3"]["holdout/push-1"] == 0.0
   with pytest.raises(SystemExit, match="steps_per_object must be a positive integer, got 0"):
     T.main([*table, "--steps-per-object", "0"])
+  # Where Bob misses (benchmarks/holdout_misses.py): one row per checkpoint and budget; a 1-step budget
+  # solves nothing, and every miss is sorted into exactly one kind.
+  misses_json = tmp_path / "misses.json"
+  assert (
+    hm.main(
+      [
+        str(run),
+        "--checkpoints",
+        "3",
+        "--steps-per-object",
+        "1",
+        "3",
+        "--episodes",
+        "4",
+        "--json",
+        str(misses_json),
+      ]
+    )
+    == 0
+  )
+  rows = json.loads(misses_json.read_text())["rows"]
+  assert [(r["checkpoint"], r["steps_per_object"]) for r in rows] == [(3, 1), (3, 3)]
+  assert rows[0]["success"] == 0.0 and rows[0]["misses"] == 4
+  for r in rows:
+    assert sum(r[f"miss_{k}"] for k in hm.KINDS) == pytest.approx(1.0 if r["misses"] else 0.0)
   with pytest.raises(SystemExit, match="holdout task must look like"):
     T.main([*table, "--tasks", "push-x"])
   with pytest.raises(SystemExit, match="leaves 4 placement cells; 5 are needed for 2 objects"):
