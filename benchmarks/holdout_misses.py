@@ -10,8 +10,10 @@ episode that ends without success by the block's state at the end of the budget:
   rotation       within the position threshold, outside the rotation one (0.2 rad);
   both           outside both.
 
-It also gives the share of misses whose block was within the position threshold at some step, and the
-median final position and rotation errors of the misses.
+It also gives the share of misses whose block was within the position threshold at some step, the
+median final position and rotation errors of the misses, and the median block-to-goal distance at the
+start (of all episodes and of the misses): a miss that ends further off than it began moved the block
+away from its goal.
 
     python benchmarks/holdout_misses.py RUN_DIR [--checkpoints 10 33] [--steps-per-object 50 200] \\
         [--task push-1] [--episodes 256] [--json OUT]
@@ -39,9 +41,13 @@ KINDS = ("untouched", "position", "rotation", "both")
 UNTOUCHED_M = 0.01
 
 
-def sort_misses(solved, pos_end, rot_end, moved, ever_pos_ok, pos_threshold, rot_threshold) -> dict:
+def sort_misses(
+  solved, pos_end, rot_end, moved, ever_pos_ok, pos_threshold, rot_threshold, pos_start=None
+) -> dict:
   """Per-episode arrays [E] -> the success rate and, over the misses, each kind's share, the share that
-  was within the position threshold at some step, and the median final errors (m, degrees)."""
+  was within the position threshold at some step, and the median final errors (m, degrees); with
+  `pos_start` (each episode's block-to-goal distance at the start), the median of all episodes' and of the
+  misses' start distances beside it."""
   solved, ever_pos_ok = np.asarray(solved, bool), np.asarray(ever_pos_ok, bool)
   pos_end, rot_end, moved = (np.asarray(a, float) for a in (pos_end, rot_end, moved))
   miss = ~solved
@@ -57,13 +63,21 @@ def sort_misses(solved, pos_end, rot_end, moved, ever_pos_ok, pos_threshold, rot
     "miss_ever_within_position": share(ever_pos_ok),
     "miss_median_position_error_m": float(np.median(pos_end[miss])) if n_miss else 0.0,
     "miss_median_rotation_error_deg": float(np.degrees(np.median(rot_end[miss]))) if n_miss else 0.0,
+    **(
+      {}
+      if pos_start is None
+      else {
+        "median_start_distance_m": float(np.median(pos_start)),
+        "miss_median_start_distance_m": float(np.median(np.asarray(pos_start)[miss])) if n_miss else 0.0,
+      }
+    ),
   }
 
 
 def play(algo, state, task: str, steps_per_object: int, episodes: int, key):
   """Single-goal episodes of holdout `task` with Bob's deterministic policy: per-episode arrays [E] of
-  solved, final position error, final rotation error, the block's displacement and whether any block
-  was ever within the position threshold (before a success)."""
+  solved, final position error, final rotation error, the block's displacement, whether any block was
+  ever within the position threshold (before a success), and the start's position error."""
   env = holdout.make_holdout_env(task, algo.holdout_world)
   name, n = holdout.parse_task(task)
   cfg = env.config
@@ -109,7 +123,8 @@ def play(algo, state, task: str, steps_per_object: int, episodes: int, key):
   (end, solved, ever, _), _ = jax.lax.scan(body, (s, zeros, zeros, memory), xs)
   pos, rot, achieved = jax.vmap(errors)(end)
   moved = jnp.max(jnp.linalg.norm(achieved[:, :n, :3] - first[:, :n, :3], axis=-1), -1)
-  return solved, jnp.max(pos, -1), jnp.max(rot, -1), moved, ever
+  start_pos = jnp.max(jax.vmap(errors)(s)[0], -1)
+  return solved, jnp.max(pos, -1), jnp.max(rot, -1), moved, ever, start_pos
 
 
 def main(argv=None) -> int:
@@ -140,8 +155,8 @@ def main(argv=None) -> int:
   for budget in budgets:
     run = jax.jit(lambda st, b=budget: play(algo, st, args.task, b, args.episodes, key))
     for s in steps:
-      out = [np.asarray(a) for a in run(states[s])]
-      row = sort_misses(*out, cfg["pos_threshold"], cfg["rot_threshold"])
+      solved, pos, rot, moved, ever, start_pos = (np.asarray(a) for a in run(states[s]))
+      row = sort_misses(solved, pos, rot, moved, ever, cfg["pos_threshold"], cfg["rot_threshold"], start_pos)
       row = {
         "checkpoint": s,
         "env_steps": int(meta[s].get("env_steps", -1)),

@@ -19,6 +19,11 @@ def test_misses_sorted_by_the_final_state_and_solved_episodes_left_out():
   assert out["miss_ever_within_position"] == pytest.approx(0.4)
   assert out["miss_median_position_error_m"] == pytest.approx(0.10)
   assert out["miss_median_rotation_error_deg"] == pytest.approx(np.degrees(0.40))
+  assert "median_start_distance_m" not in out
+  start = [0.10, 0.12, 0.30, 0.20, 0.15, 0.11]
+  out = hm.sort_misses(solved, pos_end, rot_end, moved, ever, 0.04, 0.2, start)
+  assert out["median_start_distance_m"] == pytest.approx(0.135)
+  assert out["miss_median_start_distance_m"] == pytest.approx(0.15)
 
 
 def test_no_misses_gives_zero_shares():
