@@ -13,7 +13,8 @@ episode that ends without success by the block's state at the end of the budget:
 It also gives the share of misses whose block was within the position threshold at some step, the
 median final position and rotation errors of the misses, and the median block-to-goal distance at the
 start (of all episodes and of the misses): a miss that ends further off than it began moved the block
-away from its goal.
+away from its goal. Last, the median distance at the end from the blocks to their goal and to the goal of
+another episode (one this episode was not shown): a Bob who follows his goals ends nearer his own.
 
     python benchmarks/holdout_misses.py RUN_DIR [--checkpoints 10 33] [--steps-per-object 50 200] \\
         [--task push-1] [--episodes 256] [--json OUT]
@@ -77,7 +78,8 @@ def sort_misses(
 def play(algo, state, task: str, steps_per_object: int, episodes: int, key):
   """Single-goal episodes of holdout `task` with Bob's deterministic policy: per-episode arrays [E] of
   solved, final position error, final rotation error, the block's displacement, whether any block was
-  ever within the position threshold (before a success), and the start's position error."""
+  ever within the position threshold (before a success), the start's position error, and the end's
+  distance to the episode's goal and to another episode's (a goal it was not shown)."""
   env = holdout.make_holdout_env(task, algo.holdout_world)
   name, n = holdout.parse_task(task)
   cfg = env.config
@@ -124,7 +126,26 @@ def play(algo, state, task: str, steps_per_object: int, episodes: int, key):
   pos, rot, achieved = jax.vmap(errors)(end)
   moved = jnp.max(jnp.linalg.norm(achieved[:, :n, :3] - first[:, :n, :3], axis=-1), -1)
   start_pos = jnp.max(jax.vmap(errors)(s)[0], -1)
-  return solved, jnp.max(pos, -1), jnp.max(rot, -1), moved, ever, start_pos
+  # A control for goal-following: where the blocks end against the goal of the next episode (one Bob was
+  # not shown, drawn the same way; ends are compared as they are, solved or not).
+  shown = jnp.linalg.norm(achieved[:, :n, :3] - goal[:, :n, :3], axis=-1).max(-1)
+  other_goal = jnp.roll(goal, 1, axis=0)
+  other = jnp.linalg.norm(achieved[:, :n, :3] - other_goal[:, :n, :3], axis=-1).max(-1)
+  placed = lambda g: jnp.all(
+    G.object_success(achieved, g, cfg["pos_threshold"], cfg["rot_threshold"], symmetric)[:, :n], -1
+  )
+  return (
+    solved,
+    jnp.max(pos, -1),
+    jnp.max(rot, -1),
+    moved,
+    ever,
+    start_pos,
+    shown,
+    other,
+    placed(goal),
+    placed(other_goal),
+  )
 
 
 def main(argv=None) -> int:
@@ -155,8 +176,14 @@ def main(argv=None) -> int:
   for budget in budgets:
     run = jax.jit(lambda st, b=budget: play(algo, st, args.task, b, args.episodes, key))
     for s in steps:
-      solved, pos, rot, moved, ever, start_pos = (np.asarray(a) for a in run(states[s]))
+      solved, pos, rot, moved, ever, start_pos, shown, other, at_goal, at_other = (
+        np.asarray(a) for a in run(states[s])
+      )
       row = sort_misses(solved, pos, rot, moved, ever, cfg["pos_threshold"], cfg["rot_threshold"], start_pos)
+      row["median_end_distance_to_goal_m"] = float(np.median(shown))
+      row["median_end_distance_to_another_goal_m"] = float(np.median(other))
+      row["end_at_goal"] = float(at_goal.mean())  # placed at the end (a solved episode keeps its state)
+      row["end_at_another_goal"] = float(at_other.mean())  # the chance of the same
       row = {
         "checkpoint": s,
         "env_steps": int(meta[s].get("env_steps", -1)),
