@@ -13,8 +13,10 @@ episode that ends without success by the block's state at the end of the budget:
 It also gives the share of misses whose block was within the position threshold at some step, the
 median final position and rotation errors of the misses, and the median block-to-goal distance at the
 start (of all episodes and of the misses): a miss that ends further off than it began moved the block
-away from its goal. Last, the median distance at the end from the blocks to their goal and to the goal of
-another episode (one this episode was not shown): a Bob who follows his goals ends nearer his own.
+away from its goal. Last, a control for goal-following: the median distance at the end from the blocks
+to their goal and to the goal of another episode (one this episode was not shown), and the share of
+episodes that end placed at that other goal, the chance level of the success rate: a Bob who follows his
+goals ends nearer his own, and succeeds more often than that.
 
     python benchmarks/holdout_misses.py RUN_DIR [--checkpoints 10 33] [--steps-per-object 50 200] \\
         [--task push-1] [--episodes 256] [--json OUT]
@@ -42,50 +44,56 @@ KINDS = ("untouched", "position", "rotation", "both")
 UNTOUCHED_M = 0.01
 
 
-def sort_misses(
-  solved, pos_end, rot_end, moved, ever_pos_ok, pos_threshold, rot_threshold, pos_start=None
-) -> dict:
-  """Per-episode arrays [E] -> the success rate and, over the misses, each kind's share, the share that
-  was within the position threshold at some step, and the median final errors (m, degrees); with
-  `pos_start` (each episode's block-to-goal distance at the start), the median of all episodes' and of the
-  misses' start distances beside it."""
-  solved, ever_pos_ok = np.asarray(solved, bool), np.asarray(ever_pos_ok, bool)
-  pos_end, rot_end, moved = (np.asarray(a, float) for a in (pos_end, rot_end, moved))
+def sort_misses(ep: dict, pos_threshold: float, rot_threshold: float) -> dict:
+  """Per-episode arrays [E] (`play`'s: solved, pos_end, rot_end, moved, ever_pos_ok, and optionally
+  pos_start, end_to_other, end_at_other) -> the success rate and, over the misses, each kind's share,
+  the share within the position threshold at some step and the median final errors (m, degrees); with
+  the optional arrays, the start's and the end's median distances to the goal (all episodes; the start's
+  also over the misses), the end's to another episode's goal, and the share placed at that goal."""
+  solved, ever = np.asarray(ep["solved"], bool), np.asarray(ep["ever_pos_ok"], bool)
+  pos_end, rot_end, moved = (np.asarray(ep[k], float) for k in ("pos_end", "rot_end", "moved"))
   miss = ~solved
+  n_miss = int(miss.sum())
   pos_ok, rot_ok = pos_end < pos_threshold, rot_end < rot_threshold
   kind = np.where(moved < UNTOUCHED_M, 0, np.where(rot_ok & ~pos_ok, 1, np.where(pos_ok & ~rot_ok, 2, 3)))
-  n_miss = int(miss.sum())
   share = lambda m: float(m[miss].mean()) if n_miss else 0.0
-  return {
+  median_miss = lambda a: float(np.median(a[miss])) if n_miss else 0.0
+  out = {
     "episodes": int(solved.size),
     "success": float(solved.mean()),
     "misses": n_miss,
     **{f"miss_{k}": share(kind == i) for i, k in enumerate(KINDS)},
-    "miss_ever_within_position": share(ever_pos_ok),
-    "miss_median_position_error_m": float(np.median(pos_end[miss])) if n_miss else 0.0,
-    "miss_median_rotation_error_deg": float(np.degrees(np.median(rot_end[miss]))) if n_miss else 0.0,
-    **(
-      {}
-      if pos_start is None
-      else {
-        "median_start_distance_m": float(np.median(pos_start)),
-        "miss_median_start_distance_m": float(np.median(np.asarray(pos_start)[miss])) if n_miss else 0.0,
-      }
-    ),
+    "miss_ever_within_position": share(ever),
+    "miss_median_position_error_m": median_miss(pos_end),
+    "miss_median_rotation_error_deg": float(np.degrees(median_miss(rot_end))),
   }
+  if "pos_start" in ep:
+    start = np.asarray(ep["pos_start"], float)
+    out.update(
+      median_start_distance_m=float(np.median(start)),
+      miss_median_start_distance_m=median_miss(start),
+      median_end_distance_to_goal_m=float(np.median(pos_end)),
+      median_end_distance_to_another_goal_m=float(np.median(ep["end_to_other"])),
+      end_at_another_goal=float(np.mean(ep["end_at_other"])),  # the chance level of `success`
+    )
+  return out
 
 
-def play(algo, state, task: str, steps_per_object: int, episodes: int, key):
-  """Single-goal episodes of holdout `task` with Bob's deterministic policy: per-episode arrays [E] of
-  solved, final position error, final rotation error, the block's displacement, whether any block was
-  ever within the position threshold (before a success), the start's position error, and the end's
-  distance to the episode's goal and to another episode's (a goal it was not shown)."""
+def play(algo, state, task: str, steps_per_object: int, episodes: int, key) -> dict:
+  """Single-goal episodes of holdout `task` with Bob's deterministic policy -> per-episode arrays [E]:
+  solved, pos_end / rot_end (the end's largest block error), moved (the largest block displacement),
+  ever_pos_ok (every block within the position threshold at some step before a success), pos_start (the
+  start's error), and, for the goal-following control, end_to_other / end_at_other (the end's distance
+  to, and placement at, the goal of the next episode: one this episode was not shown, drawn alike). A
+  solved episode keeps the state it was solved in, as the holdout moves on to its next goal there."""
   env = holdout.make_holdout_env(task, algo.holdout_world)
   name, n = holdout.parse_task(task)
   cfg = env.config
+  thresholds = (cfg["pos_threshold"], cfg["rot_threshold"], name != "flip")
   budget = steps_per_object * n
-  symmetric = name != "flip"
   act = algo.policy(state.params, state.obs_norm)
+  recurrent = hasattr(act, "initial_carry")
+  steps_left = algo.raw_env.config["steps_left_obs"]
   k_reset, k_goal, k_run = jax.random.split(key, 3)
   start = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
   first = jax.vmap(env._achieved)(start.pipeline_state)  # pylint: disable=protected-access
@@ -93,59 +101,37 @@ def play(algo, state, task: str, steps_per_object: int, episodes: int, key):
     jax.random.split(k_goal, episodes), first
   )
   s = start.replace(obs=dict(start.obs, desired_goal=goal), info={**start.info, "goal": goal})
-  recurrent = hasattr(act, "initial_carry")
-
-  steps_left = algo.raw_env.config["steps_left_obs"]
-
-  def errors(st):
-    a = env._achieved(st.pipeline_state)  # pylint: disable=protected-access
-    pos = jnp.linalg.norm(a[:n, :3] - st.info["goal"][:n, :3], axis=-1)
-    rot = G.rotation_distance(a[:n, 3:], st.info["goal"][:n, 3:], symmetric)
-    return pos, rot, a
+  achieved = lambda st: jax.vmap(env._achieved)(st.pipeline_state)[:, :n]  # pylint: disable=protected-access
+  distance = lambda a, g: jnp.max(jnp.linalg.norm(a[..., :3] - g[:, :n, :3], axis=-1), -1)
+  placed = lambda a, g: jnp.all(G.object_success(a, g[:, :n], *thresholds), -1)
 
   def body(carry, kt):
     st, solved, ever, memory = carry
     k, t = kt
     obs = dict(st.obs, steps_left=jnp.full((episodes,), 1.0 - t / budget)) if steps_left else st.obs
-    if recurrent:
-      action, memory = act(obs, k, memory)
-    else:
-      action = act(obs, k)
+    action, memory = act(obs, k, memory) if recurrent else (act(obs, k), memory)
     nxt = jax.vmap(env.step)(st, action)
-    pos, rot, _ = jax.vmap(errors)(nxt)
-    ok = jnp.all((pos < cfg["pos_threshold"]) & (rot < cfg["rot_threshold"]), -1)
-    ever = ever | (~solved & jnp.all(pos < cfg["pos_threshold"], -1))
-    # A solved episode keeps the state it was solved in (the holdout would move on to its next goal).
-    nxt = jax.tree.map(lambda a, b: jnp.where(solved.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), st, nxt)
-    return (nxt, solved | ok, ever, memory), None
+    a = achieved(nxt)
+    ever = ever | (~solved & (distance(a, goal) < cfg["pos_threshold"]))
+    nxt = jax.tree.map(lambda x, y: jnp.where(solved.reshape((-1,) + (1,) * (x.ndim - 1)), x, y), st, nxt)
+    return (nxt, solved | placed(a, goal), ever, memory), None
 
   memory = act.initial_carry((episodes,)) if recurrent else None
   zeros = jnp.zeros((episodes,), bool)
   xs = (jax.random.split(k_run, budget), jnp.arange(budget))
   (end, solved, ever, _), _ = jax.lax.scan(body, (s, zeros, zeros, memory), xs)
-  pos, rot, achieved = jax.vmap(errors)(end)
-  moved = jnp.max(jnp.linalg.norm(achieved[:, :n, :3] - first[:, :n, :3], axis=-1), -1)
-  start_pos = jnp.max(jax.vmap(errors)(s)[0], -1)
-  # A control for goal-following: where the blocks end against the goal of the next episode (one Bob was
-  # not shown, drawn the same way; ends are compared as they are, solved or not).
-  shown = jnp.linalg.norm(achieved[:, :n, :3] - goal[:, :n, :3], axis=-1).max(-1)
-  other_goal = jnp.roll(goal, 1, axis=0)
-  other = jnp.linalg.norm(achieved[:, :n, :3] - other_goal[:, :n, :3], axis=-1).max(-1)
-  placed = lambda g: jnp.all(
-    G.object_success(achieved, g, cfg["pos_threshold"], cfg["rot_threshold"], symmetric)[:, :n], -1
-  )
-  return (
-    solved,
-    jnp.max(pos, -1),
-    jnp.max(rot, -1),
-    moved,
-    ever,
-    start_pos,
-    shown,
-    other,
-    placed(goal),
-    placed(other_goal),
-  )
+  a = achieved(end)
+  other = jnp.roll(goal, 1, axis=0)
+  return {
+    "solved": solved,
+    "pos_end": distance(a, goal),
+    "rot_end": jnp.max(G.rotation_distance(a[..., 3:], goal[:, :n, 3:], thresholds[2]), -1),
+    "moved": distance(a, first),
+    "ever_pos_ok": ever,
+    "pos_start": distance(first[:, :n], goal),
+    "end_to_other": distance(a, other),
+    "end_at_other": placed(a, other),
+  }
 
 
 def main(argv=None) -> int:
@@ -176,14 +162,8 @@ def main(argv=None) -> int:
   for budget in budgets:
     run = jax.jit(lambda st, b=budget: play(algo, st, args.task, b, args.episodes, key))
     for s in steps:
-      solved, pos, rot, moved, ever, start_pos, shown, other, at_goal, at_other = (
-        np.asarray(a) for a in run(states[s])
-      )
-      row = sort_misses(solved, pos, rot, moved, ever, cfg["pos_threshold"], cfg["rot_threshold"], start_pos)
-      row["median_end_distance_to_goal_m"] = float(np.median(shown))
-      row["median_end_distance_to_another_goal_m"] = float(np.median(other))
-      row["end_at_goal"] = float(at_goal.mean())  # placed at the end (a solved episode keeps its state)
-      row["end_at_another_goal"] = float(at_other.mean())  # the chance of the same
+      ep = {k: np.asarray(v) for k, v in run(states[s]).items()}
+      row = sort_misses(ep, cfg["pos_threshold"], cfg["rot_threshold"])
       row = {
         "checkpoint": s,
         "env_steps": int(meta[s].get("env_steps", -1)),
