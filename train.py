@@ -570,7 +570,7 @@ def count_flops(algo, seed, updates_per_chunk):
   return future
 
 
-IMPL_NAMES = {"c": "C MuJoCo on the host (a buffer callback)", "jax": "MJX-JAX", "warp": "MuJoCo Warp"}
+IMPL_NAMES = {"c": "C MuJoCo on the host (an XLA FFI call)", "jax": "MJX-JAX", "warp": "MuJoCo Warp"}
 
 
 def physics_impl(env):

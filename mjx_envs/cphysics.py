@@ -3,9 +3,10 @@
 On a machine without an accelerator, MJX-JAX compiles for minutes and steps 20-200 times slower than C
 MuJoCo (BENCHMARKS.md, "Throughput: the C backend, MJX-JAX and C MuJoCo stepped directly" and
 "C MuJoCo on the host (`impl="c"`)"). Here `MjxEnv.physics_step` and `reset_forward` hand the whole
-vmapped batch to C MuJoCo on the host through one host callback (`_host_call`: a buffer callback,
-`vmap_method="broadcast_all"`), so the learners, wrappers, rewards and observations keep their code and
-their single compiled program.
+vmapped batch to C MuJoCo on the host through one host call (`host_ffi.call`: a Python function behind a
+named XLA FFI target, `vmap_method="broadcast_all"`), so the learners, wrappers, rewards and observations
+keep their code and their single compiled program, and that program enters JAX's persistent compilation
+cache (a callback's would not: `host_ffi`).
 
 The state. Under "c" an env's `pipeline_state` is a `CData`: an `mjx.Data` whose fields the env reads
 (qpos, qvel, mocap, ctrl, eq_active and the derived fields the family names in `c_fields`: body, site
@@ -56,8 +57,8 @@ several times, or inside a lax.cond or scan of its own, runs its own callback (A
 lax.cond, keeps one callback per task: it runs only on steps where a world finished).
 Every callback takes one packed uint32 array and returns one: a pure_callback cost ~0.05-0.1 ms per
 array on the 2-core CPU, and a Meta-World step had 33 (measured 2026-11-26, BENCHMARKS.md "MT50 against
-MT10 on the C backend"). The callbacks are buffer callbacks (`_host_call`: no copy of the inputs, and no
-deadlock over two host devices).
+MT10 on the C backend"). The host calls read and write XLA's own buffers (no copy of the inputs; a
+pure_callback's device_put of them deadlocked over two host devices, tests/test_train.py).
 
 What the backend does not do (yet): over several host devices XLA cannot partition the callback, so it
 gathers the batch and every device steps all of it (correct, the work repeated; train.py therefore runs
@@ -75,6 +76,8 @@ Calls from several host devices at once take distinct workers.
 
 from __future__ import annotations
 
+from mjx_envs import host_ffi
+
 import copy
 import os
 import queue
@@ -88,7 +91,6 @@ import jax.custom_batching
 import jax.numpy as jnp
 import mujoco
 import numpy as np
-from jax.experimental import buffer_callback
 from mujoco import mjx
 
 SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -152,6 +154,8 @@ def default_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+_KEYS: dict[str, int] = {}  # a backend content's hash -> how many backends of it this process made, less one
+_KEYS_LOCK = threading.Lock()
 _EXECUTORS: dict[int, futures.ThreadPoolExecutor] = {}
 _EXECUTORS_LOCK = threading.Lock()
 
@@ -302,30 +306,19 @@ class _Call:
     """packed uint32 [n, K] -> (n, chunk, finish) (`Backend._prepare`)."""
     return self.backend._prepare(self, np.asarray(packed, np.uint32))  # pylint: disable=protected-access
 
-  def host(self, packed):
+  @property
+  def name(self) -> str:
+    """The FFI target name of this call (`host_ffi`): the same for the same backend and layouts."""
+    return host_ffi.target_name(
+      "call", self.backend.key, self.mode, self.layout, self.out_layout, self.interpolate
+    )
+
+  def __call__(self, packed):
     packed = np.asarray(packed)
     lead = packed.shape[:-1]
     n, chunk, finish = self.prepare(packed.reshape(-1, packed.shape[-1]))
     _run_jobs([(self.backend, n, chunk)])
     return finish().reshape(lead + (-1,))
-
-
-def _host_call(fn: Callable[..., object], specs, *args):
-  """fn(*args as numpy) on the host while XLA runs, its results written into outputs of `specs` (a
-  pytree of ShapeDtypeStruct), batched as `vmap_method="broadcast_all"` (fn sees the extra leading axes).
-
-  A buffer callback hands `fn` XLA's own buffers. A pure_callback first device_puts its inputs, and on
-  the CPU client a copy over 100 KiB runs on the client's thread pool: over two host devices, one thread
-  in this callback and the other in the collective after it, that copy never ran (a deadlock: FetchReach's
-  evaluation over 2 devices with the packed arrays, 128 worlds; tests/test_train.py)."""
-
-  def host(ctx, out, *bufs):
-    del ctx
-    results = fn(*jax.tree.map(np.asarray, bufs))
-    for o, r in zip(jax.tree.leaves(out), jax.tree.leaves(results), strict=True):
-      np.asarray(o)[...] = r
-
-  return buffer_callback.buffer_callback(host, specs, vmap_method="broadcast_all")(*args)
 
 
 def _run_jobs(jobs) -> None:
@@ -390,7 +383,7 @@ class _Hook:
 
     def plain(x):
       spec = jax.ShapeDtypeStruct(x.shape[:-1] + (width,), jnp.uint32)
-      return _host_call(call.host, spec, x)
+      return host_ffi.call(call, spec, x, name=call.name, owners=[call.backend])
 
     if _trace_of(packed) is self.ref:
       return self.at_top(call, packed, plain)
@@ -481,7 +474,8 @@ def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple
   out_sizes = [int(np.prod(p.shape[:-1], dtype=int)) * _width(c.out_layout) for c, p in zip(calls, packed)]
   spec = jax.ShapeDtypeStruct((sum(out_sizes),), jnp.uint32)
   flat = jnp.concatenate([p.reshape(-1) for p in packed])
-  out = _host_call(_FusedHost(calls, packed, sizes), spec, flat)
+  host = _FusedHost(calls, packed, sizes)
+  out = host_ffi.call(host, spec, flat, name=host.name, owners=[c.backend for c in calls])
   bounds = np.cumsum([0] + out_sizes)
   results = []
   for i, fn in enumerate(fns):
@@ -504,6 +498,7 @@ class _FusedHost:
   def __init__(self, calls, packed, sizes):
     self.calls, self.sizes = calls, sizes
     self.ks = [p.shape[-1] for p in packed]
+    self.name = host_ffi.target_name("fused", tuple(c.name for c in calls), tuple(sizes), tuple(self.ks))
 
   def __call__(self, flat):
     flat = np.asarray(flat)
@@ -594,6 +589,17 @@ class Backend:
     mujoco.mj_getState(mj_model, d, self.template, SPEC)
     self._cshape = {f: np.asarray(getattr(d, f)).shape for f in DERIVED}  # C's layout (xmat [n, 9])
     self._shape = dict(self._cshape)  # mjx.Data's (xmat [n, 3, 3]); set by make_data
+    # The name of this backend's host functions (`host_ffi`): a hash of what they compute, made unique
+    # in the process by the count of equal backends before it, so a program compiled in another
+    # process (the persistent cache) finds this backend under the same name, and never another one.
+    model = np.zeros(mujoco.mj_sizeModel(mj_model), np.uint8)
+    mujoco.mj_saveModel(mj_model, None, model)
+    content = host_ffi.target_name(
+      model, self.n_substeps, self.fields, *[np.asarray(m) for p in self.pairs for m in p]
+    )
+    with _KEYS_LOCK:
+      n = _KEYS[content] = _KEYS.get(content, -1) + 1
+    self.key = f"{content}.{n}"
 
   # -------------------------------------------------------------------------------- JAX side
   def make_data(self, template: mjx.Data) -> CData:
@@ -641,7 +647,7 @@ class Backend:
     if hook is not None and mode == hook.mode:
       packed_out = hook(call, packed, out_spec)
     else:
-      packed_out = _host_call(call.host, out_spec, packed)
+      packed_out = host_ffi.call(call, out_spec, packed, name=call.name, owners=[self])
     return self._finish(data, _unpack(packed_out, out_layout, len(lead)))
 
   def step(
@@ -682,15 +688,11 @@ class Backend:
       raise ValueError("rays need geom_xpos, geom_xmat and xipos in the env's c_fields")
     k, r = dirs.shape[-3], dirs.shape[-2]
     specs = (jax.ShapeDtypeStruct((k, r), jnp.float32), jax.ShapeDtypeStruct((k, r), jnp.int32))
-    group = np.zeros(6, np.uint8)
-    group[list(geomgroup)] = 1
-    exclude = tuple(int(b) for b in bodyexclude)
-
-    def host(gx, gm, xi, o, dv, mf):
-      return self._host_rays(gx, gm, xi, o, dv, mf, group, exclude)
-
-    return _host_call(
-      host, specs, data.geom_xpos, data.geom_xmat, data.xipos, origins, dirs, dict(model_fields or {})
+    host = _Rays(self, geomgroup, bodyexclude)
+    mf = dict(model_fields or {})
+    name = host_ffi.target_name("rays", self.key, tuple(host.group), host.exclude, tuple(sorted(mf)))
+    return host_ffi.call(
+      host, specs, data.geom_xpos, data.geom_xmat, data.xipos, origins, dirs, mf, name=name, owners=[self]
     )
 
   # -------------------------------------------------------------------------------- host side
@@ -841,6 +843,19 @@ class Backend:
     return (dist.astype(np.float32).reshape(lead + (k, r)), geom.reshape(lead + (k, r)))
 
 
+class _Rays:
+  """The host side of `Backend.rays` for one geom group and exclusion list."""
+
+  def __init__(self, backend: Backend, geomgroup: Sequence[int], bodyexclude: Sequence[int]):
+    self.backend = backend
+    self.group = np.zeros(6, np.uint8)
+    self.group[list(geomgroup)] = 1
+    self.exclude = tuple(int(b) for b in bodyexclude)
+
+  def __call__(self, gx, gm, xi, origins, dirs, mfields):
+    return self.backend._host_rays(gx, gm, xi, origins, dirs, mfields, self.group, self.exclude)  # pylint: disable=protected-access
+
+
 # ------------------------------------------------------------------------------------ padded batches
 def _padded_shape(shapes) -> tuple:
   """The elementwise largest of equal-rank shapes."""
@@ -961,7 +976,8 @@ class Padded:
     calls = [self._layouts(t, mode, layout, out_layout) for t in range(len(self.backends))]
     host = _PaddedHost(calls, self.counts, _width(out_layout))
     out_spec = jax.ShapeDtypeStruct(packed.shape[:-1] + (_width(out_layout),), jnp.uint32)
-    out = _unpack(_host_call(host, out_spec, packed), out_layout, 1)
+    out = host_ffi.call(host, out_spec, packed, name=host.name, owners=self.backends)
+    out = _unpack(out, out_layout, 1)
     return _finish(data, out, self.fields, self.slices)
 
 
@@ -972,6 +988,13 @@ class _PaddedHost:
   def __init__(self, calls, counts, out_width):
     self.calls, self.out_width = calls, out_width
     self.bounds = np.cumsum([0] + list(counts))
+    self.name = host_ffi.target_name(
+      "padded",
+      tuple(c.name for c, _, _ in calls),
+      *[a for _, *cols in calls for a in cols],
+      self.bounds,
+      out_width,
+    )
 
   def __call__(self, packed):
     packed = np.asarray(packed)

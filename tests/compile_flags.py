@@ -1,9 +1,10 @@
 """The test suite's XLA flags (applied in conftest.py), and the compile options of the tests that compare
 two different programs bit for bit.
 
-The default tier is compile-bound: C-physics programs (host callbacks) never enter the persistent cache,
-and in CI (a fresh clone) the MJX-JAX programs compile cold too. Two flags cut those compiles and leave the
-semantics alone; tests compare runs made under the same flags:
+The default tier is compile-bound: in CI (a fresh clone) every program compiles cold once (C-physics
+programs enter the persistent cache since `mjx_envs.host_ffi`, 2026-12-02; before, they compiled in every
+test process). Two flags cut those compiles and leave the semantics alone; tests compare runs made under
+the same flags:
 - backend optimisation level 0 halves them (hide-and-seek's tiny training run in notebook 06: 132 s ->
   75 s, same returns);
 - XLA:CPU's loop emitters instead of its fusion emitters halve them again (2026-11-29, at level 0, beside a

@@ -2,7 +2,7 @@
 callback for all tasks equals the per-task callbacks bit for bit, auto-resets included."""
 
 import mjx_envs
-from mjx_envs import wrappers
+from mjx_envs import host_ffi, wrappers
 
 import jax
 import jax.numpy as jnp
@@ -17,10 +17,16 @@ SETS = [
 
 
 def _callbacks(compiled) -> int:
+  """The host calls in a compiled program (`host_ffi` targets; JAX's own callbacks, should any appear)."""
   hlo = compiled.as_text()
   return sum(
     hlo.count(t)
-    for t in ("xla_python_cpu_callback", "xla_ffi_python_cpu_callback", "xla_buffer_python_cpu_callback")
+    for t in (
+      f'custom_call_target="{host_ffi.TARGET_PREFIX}',
+      "xla_python_cpu_callback",
+      "xla_ffi_python_cpu_callback",
+      "xla_buffer_python_cpu_callback",
+    )
   )
 
 
