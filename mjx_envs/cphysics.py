@@ -154,8 +154,6 @@ def default_threads() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-_KEYS: dict[str, int] = {}  # a backend content's hash -> how many backends of it this process made, less one
-_KEYS_LOCK = threading.Lock()
 _EXECUTORS: dict[int, futures.ThreadPoolExecutor] = {}
 _EXECUTORS_LOCK = threading.Lock()
 
@@ -383,7 +381,7 @@ class _Hook:
 
     def plain(x):
       spec = jax.ShapeDtypeStruct(x.shape[:-1] + (width,), jnp.uint32)
-      return host_ffi.call(call, spec, x, name=call.name, owners=[call.backend])
+      return host_ffi.call(call, spec, x, name=call.name)
 
     if _trace_of(packed) is self.ref:
       return self.at_top(call, packed, plain)
@@ -475,7 +473,7 @@ def fused(fns: Sequence[Callable[[], object]], ref, mode: str = "step") -> tuple
   spec = jax.ShapeDtypeStruct((sum(out_sizes),), jnp.uint32)
   flat = jnp.concatenate([p.reshape(-1) for p in packed])
   host = _FusedHost(calls, packed, sizes)
-  out = host_ffi.call(host, spec, flat, name=host.name, owners=[c.backend for c in calls])
+  out = host_ffi.call(host, spec, flat, name=host.name)
   bounds = np.cumsum([0] + out_sizes)
   results = []
   for i, fn in enumerate(fns):
@@ -589,17 +587,13 @@ class Backend:
     mujoco.mj_getState(mj_model, d, self.template, SPEC)
     self._cshape = {f: np.asarray(getattr(d, f)).shape for f in DERIVED}  # C's layout (xmat [n, 9])
     self._shape = dict(self._cshape)  # mjx.Data's (xmat [n, 3, 3]); set by make_data
-    # The name of this backend's host functions (`host_ffi`): a hash of what they compute, made unique
-    # in the process by the count of equal backends before it, so a program compiled in another
-    # process (the persistent cache) finds this backend under the same name, and never another one.
+    # The name of this backend's host functions (`host_ffi`): a hash of what they compute with, the same
+    # in every process (a program compiled in another one, from the persistent cache, finds it). The
+    # model is read here: changing it after the backend is built is not supported.
     model = np.zeros(mujoco.mj_sizeModel(mj_model), np.uint8)
     mujoco.mj_saveModel(mj_model, None, model)
-    content = host_ffi.target_name(
-      model, self.n_substeps, self.fields, *[np.asarray(m) for p in self.pairs for m in p]
-    )
-    with _KEYS_LOCK:
-      n = _KEYS[content] = _KEYS.get(content, -1) + 1
-    self.key = f"{content}.{n}"
+    pairs = [np.asarray(m) for p in self.pairs for m in p]
+    self.key = host_ffi.target_name(model, self.n_substeps, self.fields, *pairs)
 
   # -------------------------------------------------------------------------------- JAX side
   def make_data(self, template: mjx.Data) -> CData:
@@ -647,7 +641,7 @@ class Backend:
     if hook is not None and mode == hook.mode:
       packed_out = hook(call, packed, out_spec)
     else:
-      packed_out = host_ffi.call(call, out_spec, packed, name=call.name, owners=[self])
+      packed_out = host_ffi.call(call, out_spec, packed, name=call.name)
     return self._finish(data, _unpack(packed_out, out_layout, len(lead)))
 
   def step(
@@ -692,7 +686,7 @@ class Backend:
     mf = dict(model_fields or {})
     name = host_ffi.target_name("rays", self.key, tuple(host.group), host.exclude, tuple(sorted(mf)))
     return host_ffi.call(
-      host, specs, data.geom_xpos, data.geom_xmat, data.xipos, origins, dirs, mf, name=name, owners=[self]
+      host, specs, data.geom_xpos, data.geom_xmat, data.xipos, origins, dirs, mf, name=name
     )
 
   # -------------------------------------------------------------------------------- host side
@@ -976,7 +970,7 @@ class Padded:
     calls = [self._layouts(t, mode, layout, out_layout) for t in range(len(self.backends))]
     host = _PaddedHost(calls, self.counts, _width(out_layout))
     out_spec = jax.ShapeDtypeStruct(packed.shape[:-1] + (_width(out_layout),), jnp.uint32)
-    out = host_ffi.call(host, out_spec, packed, name=host.name, owners=self.backends)
+    out = host_ffi.call(host, out_spec, packed, name=host.name)
     out = _unpack(out, out_layout, 1)
     return _finish(data, out, self.fields, self.slices)
 

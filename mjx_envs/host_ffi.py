@@ -10,16 +10,16 @@ every xdist worker. Here each host function is an XLA FFI handler registered und
 is ABI-stable), so the program refers to it by name only and its executable can be stored and loaded.
 
 Naming (`call(..., name=...)`): the name must be the same for the same program in every process (that is
-what makes a cache hit) and must never stand for two different live functions in one process. A cached
-executable holds nothing of the function but its name: at run time the name is looked up in this
-process's registry, which holds the host function traced into this process's program. So a cache hit
-is correct whatever the name's derivation, provided that names are unique per live function in a process
-(`cphysics.Backend.key`: a hash of the model and settings, plus the count of equal backends made before
-it in this process).
+what makes a cache hit), and may stand for one host computation only: a cached executable holds nothing
+of the function but its name, and at run time the name is looked up in this process's registry. So a
+name is a hash of everything the host function computes with (`cphysics.Backend.key`: the model, as
+saved by mj_saveModel, and the backend's settings; then the call's mode and layouts). Two live functions
+under one name compute the same, so the later one to be traced serves both.
 
-Lifetime: the registry holds host functions weakly; `owners` hold them (the C backends whose worlds
-they step), so a function lives as long as the env whose program calls it. A program that outlives its
-env's backends fails with an error that says so, never with silent garbage.
+Lifetime: the registry holds each name's function for the life of the process, as a compiled program
+may outlive the env it was traced from (an evaluation env built inside a traced function is garbage once
+the trace ends; the buffer callback's program held it). It grows with the distinct models and layouts a
+process traces, not with the envs it builds.
 
 The handler runs on an XLA thread and takes the GIL (as the callbacks did); inputs are read-only numpy
 views of XLA's buffers, results are written into XLA's output buffers (no copies either way). An
@@ -31,8 +31,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import threading
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import jax
 import numpy as np
@@ -167,7 +166,7 @@ class _Target:
     self.fn, self.in_tree, self.out_tree = fn, in_tree, out_tree
 
 
-_TARGETS: dict[str, weakref.ref] = {}  # name -> weakref to the _Target (owned by `owners`)
+_TARGETS: dict[str, _Target] = {}  # name -> the latest _Target traced under it
 _HANDLERS: dict[str, object] = {}  # name -> its ctypes handler, alive for the process (XLA holds it)
 _LOCK = threading.Lock()
 
@@ -203,13 +202,9 @@ def _make_handler(name: str):
         md.traits = 0
         return None
     try:
-      ref = _TARGETS.get(name)
-      target = ref() if ref is not None else None
-      if target is None:
-        raise RuntimeError(
-          f"host_ffi: no live host function for FFI target {name!r}: the env whose program calls it "
-          "is gone (its C backends were freed); build the env again and re-jit"
-        )
+      target = _TARGETS.get(name)
+      if target is None:  # a program that only its own process can trace never gets here
+        raise RuntimeError(f"host_ffi: no host function was traced under FFI target {name!r} in this process")
       ins = [_view(frame.args.buffers[i], False) for i in range(frame.args.size)]
       outs = [_view(frame.rets.buffers[i], True) for i in range(frame.rets.size)]
       args, kwargs = jax.tree.unflatten(target.in_tree, ins)
@@ -236,12 +231,12 @@ def target_name(*parts) -> str:
   return TARGET_PREFIX + h.hexdigest()[:32]
 
 
-def call(fn: Callable, specs, *args, name: str, owners: Sequence[object]):
+def call(fn: Callable, specs, *args, name: str):
   """fn(*args as numpy) on the host while XLA runs, under the FFI target `name` (`target_name`).
 
   specs: a pytree of jax.ShapeDtypeStruct, the results' shapes; fn returns arrays in that structure.
   Batched as `vmap_method="broadcast_all"`: under vmap, fn sees the extra leading axes on every input
-  and returns them on every output. `owners` (objects with a `__dict__`) keep fn alive while they live.
+  and returns them on every output.
   Returns the results as jax arrays in the structure of `specs`. When JAX's default backend is not the
   CPU, fn runs through JAX's buffer callback instead (not cached; an accelerator's buffers are not host
   memory)."""
@@ -253,9 +248,7 @@ def call(fn: Callable, specs, *args, name: str, owners: Sequence[object]):
   out_flat, out_tree = jax.tree.flatten(specs)
   target = _Target(fn, in_tree, out_tree)
   with _LOCK:
-    for owner in owners:
-      owner.__dict__.setdefault("_host_ffi_targets", {})[name] = target
-    _TARGETS[name] = weakref.ref(target)
+    _TARGETS[name] = target
     if name not in _HANDLERS:
       handler = _make_handler(name)
       jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handler), platform="cpu")
