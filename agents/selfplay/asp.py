@@ -52,6 +52,14 @@ the paper's text describes it (default), or "clip" = -clip(r, 1 - eps, 1 + eps) 
 (ours before 2026-11-23; no gradient once r < 1 - eps). The measured comparison is in BENCHMARKS.md
 ("ABC's form: `min` against `clip`").
 
+Bob's hindsight (`bob_hindsight` > 0; not in the paper, off by default): each turn Bob failed, but in
+which he still moved the blocks to a valid goal (Alice's rule: moved, none off the table; the game's
+`bob_relabel` event), is relabelled with the poses he left them in (`bob_achieved`), which it reaches by
+construction, and cloned with ABC's loss and form at weight `bob_hindsight`: HER's relabelling for an
+on-policy learner, as ABC relabels Alice's turns. It aims at a Bob who does not follow the goal he is shown
+(BENCHMARKS.md, "Bob's turn at the paper's 200 steps per object"): every turn teaches where his actions
+take the blocks. Its measured effect is in BENCHMARKS.md ("Bob's hindsight").
+
 Ablations: `abc=False` (no ABC), `abc_clip=None` (no clipping: plain behavioural cloning, -log pi),
 `demo_filter=False`, `past_bob_demos=True`, and a single goal per game through the env's `max_goals=1`.
 """
@@ -59,6 +67,7 @@ Ablations: `abc=False` (no ABC), `abc_clip=None` (no clipping: plain behavioural
 from __future__ import annotations
 
 from mjx_envs import wrappers
+from mjx_envs.blocks import env as block_env
 from mjx_envs.blocks import selfplay as game
 
 import dataclasses
@@ -114,6 +123,8 @@ class ASPConfig(episodes.StepBudget):
   # "nll" (plain behavioural cloning); see the module docstring
   demo_filter: bool = True  # False: every valid Alice goal is a demonstration
   past_bob_demos: bool = False  # True: also Alice's goals from games against a past Bob
+  bob_hindsight: float = 0.0  # >0: Bob's failed turns relabelled with where he left the blocks, cloned
+  # with ABC's loss at this weight (not in the paper; see the module docstring)
   past_opponent_prob: float = 0.2  # of each agent's training games
   pool_size: int = 8
   pool_every: int = 10  # train steps between snapshots
@@ -128,6 +139,8 @@ class ASPConfig(episodes.StepBudget):
       raise ValueError(
         f"num_envs ({self.num_envs}) must be divisible by num_minibatches ({self.num_minibatches})"
       )
+    if not self.bob_hindsight >= 0.0:
+      raise ValueError(f"bob_hindsight must be >= 0 (0: off), got {self.bob_hindsight}")
     if not 0.0 <= self.past_opponent_prob < 1.0:
       raise ValueError(f"past_opponent_prob must be in [0, 1), got {self.past_opponent_prob}")
     for t in self.holdout_tasks:
@@ -467,6 +480,7 @@ class AsymmetricSelfPlay:
         "fa": fa,
         "fb": fb,
         "alice_ag": state.obs["alice"]["achieved_goal"],
+        "bob_ag": state.obs["bob"]["achieved_goal"],
         "act_a": act_a,
         "act_b": act_b,
         "lp_a": lp_a,
@@ -567,7 +581,31 @@ class AsymmetricSelfPlay:
         **demo_seq,
       },
     }
+    if c.bob_hindsight > 0:
+      data["hindsight"] = self.hindsight_demos(ts, traj, norms, own["bob"], over)
     return data, new_norms
+
+  def hindsight_demos(self, ts: TrainState, traj, norms, own_bob, over):
+    """Bob's own steps of the turns he failed but left at a valid goal, relabelled with that goal (the
+    module docstring). -> a demonstration batch like ABC's, [T, G]. A past Bob's turns count too: a turn
+    that reached a goal demonstrates it, whoever played it (its log-probs are the current Bob's)."""
+    has_end, keep, final = next_outcome(
+      traj["bob_turn_end"], traj["bob_relabel"], traj["bob_achieved"], traj["game_over"]
+    )
+    mask = (traj["acted"] == game.BOB) * has_end * keep
+    fb = traj["fb"]
+    raw = {**fb, "objects": fb["objects"][..., : -block_env.GOAL_FEATURES]}  # Bob's goal inputs off
+    feats = N.features({**raw, "achieved_goal": traj["bob_ag"], "desired_goal": final})
+    # Each relabelled turn is an episode of its own: the state starts at zero with it, as in ABC's.
+    seq = {"own": own_bob, "reset": jnp.maximum(traj["bob_turn_end"], over)}
+    old = self.unroll_dist(ts.agents["bob"].params["policy"], norms["bob"], feats, **seq)
+    return {
+      "feats": feats,
+      "action": traj["act_b"],
+      "old_lp": jax.lax.stop_gradient(old.log_prob(traj["act_b"])),
+      "mask": mask.astype(jnp.float32),
+      **seq,
+    }
 
   # --- losses ------------------------------------------------------------------------------------
   def agent_loss(self, params, norm, d, ent_coef):
@@ -609,7 +647,13 @@ class AsymmetricSelfPlay:
     lb, ib = self.agent_loss(params["bob"], norms["bob"], data["bob"], ent_coef)
     l_abc, abc_clip = self.abc_loss(params["bob"], norms["bob"], data["demo"])
     total = la + lb + (c.abc_coef * l_abc if c.abc else 0.0)
+    info = {}
+    if c.bob_hindsight > 0:
+      l_hs, hs_clip = self.abc_loss(params["bob"], norms["bob"], data["hindsight"])
+      total = total + c.bob_hindsight * l_hs
+      info = {"loss/bob_hindsight": l_hs, "hindsight/clip_frac": hs_clip}
     info = {
+      **info,
       **{f"loss/alice_{k}": v for k, v in ia.items()},
       **{f"loss/bob_{k}": v for k, v in ib.items()},
       "loss/abc": l_abc,
@@ -684,6 +728,7 @@ class AsymmetricSelfPlay:
       "bob/success_rate": s(traj["bob_success"]) / jnp.maximum(s(bob_turns), 1.0),
       "abc/demos": s(data["demo"]["mask"]),
       "abc/demo_frac": s(data["demo"]["mask"]) / jnp.maximum(s(traj["acted"] == game.ALICE), 1.0),
+      "hindsight/relabelled_turns": s(traj["bob_relabel"]) / jnp.maximum(s(bob_turns), 1.0),
       "opponents/past_alice_frac": jnp.mean(opp[0]),
       "opponents/past_bob_frac": jnp.mean(opp[1]),
       "train/bad_actions": s(traj["bad_action"]),

@@ -396,6 +396,9 @@ class BlocksEnv(GoalEnv):
     return (left & right).astype(jnp.float32)
 
 
+GOAL_FEATURES = 14  # the width of goal_features' rows
+
+
 def goal_features(obs: Mapping[str, jax.Array]) -> jax.Array:
   """Per-object goal inputs [..., S, 14] for Bob (SPEC section 1): desired pos (3) and quat (4), position
   relative to the goal (3) and the relative rotation quaternion (4). Zero rows for padding. S, the rows

@@ -23,6 +23,10 @@ small state machine (array selects only, no Python control flow) runs the game:
 Rewards (Table 1) arrive in `info`:
   bob_reward    on Bob's steps: the block world's +1/-1 per object and +5 on success.
   goal_finished / goal_failed  1 on the step a goal's outcome is known / and Bob lost it.
+  bob_achieved  [8, 7] the poses of Bob's copy after the step (his turn's end state on its last step).
+  bob_relabel   1 on the last step of a turn Bob failed that still left a valid goal (the blocks moved
+                from where his turn began, none off the table: Alice's rule): a hindsight relabel of his
+                turn with `bob_achieved` as its goal is a success (`agents.selfplay.asp`, bob_hindsight).
   alice_reward  1 + (5 if Bob failed or was skipped) + (-3 if out of zone), on the step the outcome is
                 known (Bob's last step, or Alice's own last step when Bob is skipped); 0 for an invalid
                 goal. A learner credits it to the last step of Alice's turn (`agents.selfplay.asp`).
@@ -65,6 +69,8 @@ EVENTS = (
   "goal_finished",
   "goal_failed",
   "goal",
+  "bob_achieved",
+  "bob_relabel",
 )
 OUT_OF_ZONE_PENALTY = -3.0
 
@@ -159,6 +165,7 @@ class BlocksSelfPlay(Env):
       "goals": izero,
       "bob_failed": jnp.zeros((), bool),
       "turn_start": start,
+      "bob_start": start,
       "goal": start,
       "out_of_zone": jnp.zeros((), bool),
       "alice_reward": zero,
@@ -173,6 +180,8 @@ class BlocksSelfPlay(Env):
       "goal_distance": zero,
       "goal_finished": zero,
       "goal_failed": zero,
+      "bob_achieved": start,
+      "bob_relabel": zero,
     }
     metrics = {"bad_action": zero, "diverged": zero}
     return State({"alice": alice, "bob": bob}, self._obs(alice, bob, izero, izero), zero, zero, metrics, info)
@@ -203,6 +212,8 @@ class BlocksSelfPlay(Env):
     b_success = is_b & (stepped.metrics["is_success"] > 0) & ok
     b_end = is_b & (b_success | (t >= self.bob_steps)) & ok
     b_fail = b_end & ~b_success
+    bob_now = self.achieved(bob)
+    relabel = b_fail & self.validate(i["bob_start"], bob_now)[0]
 
     goal = jnp.where(a_end & valid, goal_now, i["goal"])
     goal_ooz = jnp.where(a_end & valid, ooz, i["out_of_zone"])
@@ -227,6 +238,7 @@ class BlocksSelfPlay(Env):
       "goals": goals,
       "bob_failed": i["bob_failed"] | bob_lost,
       "turn_start": jnp.where(finished, goal_now, i["turn_start"]),
+      "bob_start": jnp.where(to_bob, bob_now, i["bob_start"]),  # his copy is still during her turn
       "goal": goal,
       "out_of_zone": goal_ooz,
       "alice_reward": alice_reward,
@@ -240,6 +252,8 @@ class BlocksSelfPlay(Env):
       "goal_index": i["goals"],
       "goal_finished": finished.astype(jnp.float32),
       "goal_failed": bob_lost.astype(jnp.float32),
+      "bob_achieved": bob_now,
+      "bob_relabel": relabel.astype(jnp.float32),
       "goal_distance": jnp.where(
         a_end, jnp.max(jnp.linalg.norm((goal_now - i["turn_start"])[: self.num_objects, :3], axis=-1)), 0.0
       ),

@@ -148,6 +148,30 @@ def test_bob_continues_from_his_last_success(game):
   )
 
 
+def test_bobs_failed_turn_is_relabelled_only_where_he_moved_the_blocks(game):
+  """`bob_relabel` marks the last step of a failed turn that left a valid goal (moved from where his turn
+  began, on the table), and `bob_achieved` holds where he left the block: his hindsight goal."""
+  env, reset, step, teleport = game
+  elsewhere = (TABLE_POS[0] - 0.12, TABLE_POS[1] + 0.05, Z)
+  for moved in (False, True):
+    s = _alice_turn(game, reset(jax.random.PRNGKey(7)), IN_ZONE)
+    start = env.achieved(s.pipeline_state["bob"])
+    s = step(teleport(s, "bob", elsewhere) if moved else s, NOOP)  # moves his block, not to the goal
+    events = [(float(s.info["bob_relabel"]), float(s.info["bob_turn_end"]))]
+    for _ in range(BOB_STEPS - 1):
+      s = step(s, NOOP)
+      events.append((float(s.info["bob_relabel"]), float(s.info["bob_turn_end"])))
+    assert float(s.info["goal_failed"]) == 1.0 and float(s.info["bob_success"]) == 0.0
+    # Only the turn's last step carries the event, and only if his block moved.
+    assert events == [(0.0, 0.0)] * (BOB_STEPS - 1) + [(float(moved), 1.0)], events
+    final = s.info["bob_achieved"]
+    if moved:
+      np.testing.assert_allclose(final[0, :2], elsewhere[:2], atol=0.01)
+    else:
+      np.testing.assert_allclose(final[0, :3], start[0, :3], atol=0.01)
+    chex.assert_trees_all_close(final, env.achieved(s.pipeline_state["bob"]))
+
+
 def test_validate_rules(game):
   env = game[0]
   start = jnp.zeros((8, 7)).at[:, 3].set(1.0).at[0, :3].set(jnp.asarray(IN_ZONE))

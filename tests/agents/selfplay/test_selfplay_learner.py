@@ -231,6 +231,9 @@ def _synthetic(algo, T=4, G=2):
     "bob_turn_end": end,
     "goal_finished": end,
     "goal_failed": end * jnp.array([1.0, 0.0]),
+    "bob_ag": jax.random.normal(k[7], (T, G, 8, 7)),
+    "bob_achieved": jax.random.normal(k[2], (T, G, 8, 7)) + 3.0,
+    "bob_relabel": end * jnp.array([1.0, 0.0]),  # game 0's failed turn moved the block
     "game_over": end,
     "diverged": jnp.zeros((T, G)),
   }
@@ -288,3 +291,37 @@ def test_ablation_flags_change_what_bob_learns_from(small_env):
   assert diff(clipped, ppo_only) < 1e-6  # ... which the clip removes above 1 + eps
   assert diff(bob_grad(no_clip, high), ppo_only) > 0
   assert diff(bob_grad(no_abc, high), ppo_only) < 1e-6
+
+
+def test_bob_hindsight_relabels_his_failed_turns(small_env):
+  """bob_hindsight: Bob's steps of a turn he failed but in which he moved the block become demonstrations
+  relabelled with where he left it, in his input format; they add a gradient only when the weight is on."""
+  no = jnp.zeros((2,), bool)
+  opp = (no, no, jnp.zeros((2,), jnp.int32), jnp.zeros((2,), jnp.int32))
+  plain, ts = _build(small_env)
+  algo, _ = _build(small_env, bob_hindsight=0.5)
+  traj = _synthetic(algo)
+  data, norms = algo.batches(ts, traj, opp)
+  assert "hindsight" not in plain.batches(ts, traj, opp)[0]  # off: nothing built, nothing computed
+  hs = data["hindsight"]
+  np.testing.assert_array_equal(hs["mask"], [[0, 0], [0, 0], [1, 0], [1, 0]])  # Bob's steps of game 0
+  objects = hs["feats"]["objects"][2:4, 0, 0]
+  np.testing.assert_allclose(objects[:, :17], traj["fb"]["objects"][2:4, 0, 0, :17])  # his own view
+  np.testing.assert_allclose(objects[:, 17:24], jnp.stack([traj["bob_achieved"][3, 0, 0]] * 2))  # relabelled
+  np.testing.assert_allclose(  # position relative to the new goal, from his block at each step
+    objects[:, 24:27], traj["bob_achieved"][3, 0, 0, :3] - traj["bob_ag"][2:4, 0, 0, :3], rtol=1e-5
+  )
+  np.testing.assert_array_equal(hs["action"], traj["act_b"])
+
+  def bob_grad(a):
+    g, info = jax.grad(a.loss, has_aux=True)(ts.params, norms, data)
+    return g["bob"]["policy"], info
+
+  diff = lambda a, b: float(sum(jnp.abs(x - y).sum() for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b))))
+  with_hs, info = bob_grad(algo)
+  assert diff(with_hs, bob_grad(plain)[0]) > 0 and np.isfinite(float(info["loss/bob_hindsight"]))
+  # A game Bob solved, or a turn that left the block where it was, gives none.
+  none = {**traj, "bob_relabel": jnp.zeros_like(traj["bob_relabel"])}
+  assert float(algo.batches(ts, none, opp)[0]["hindsight"]["mask"].sum()) == 0.0
+  with pytest.raises(ValueError, match="bob_hindsight must be >= 0"):
+    asp.ASPConfig(bob_hindsight=-1.0)
