@@ -63,9 +63,9 @@ pure_callback's device_put of them deadlocked over two host devices, tests/test_
 What the backend does not do (yet): over several host devices XLA cannot partition the callback, so it
 gathers the batch and every device steps all of it (correct, the work repeated; train.py therefore runs
 C physics on one host device); the per-world Python calls cap a process near the per-core rate of a
-Python loop (an XLA FFI handler would lift it); MT50's program still traces the code every task shares
-(observation, packing, wrappers) once per task, so it compiles ~5.5x longer than MT10's (its rewards are
-not the cause: BENCHMARKS.md, "What MT50's compile time is not").
+Python loop (a handler written in C would lift it); MT50's program holds its 50 tasks' own code (rewards,
+placements, objects' reads; the code they share is traced once for a padded batch), so on a cold cache it
+compiles ~2.5x longer than MT10's (BENCHMARKS.md, "One padded batch").
 
 Threads: a batch (a fused call: all tasks' worlds together) of at least 2 x MIN_WORLDS_PER_THREAD worlds
 is split into one contiguous chunk per worker (`threads`, default: the CPU count; the first chunk runs in
