@@ -482,7 +482,6 @@ class AsymmetricSelfPlay:
         "fa": fa,
         "fb": fb,
         "alice_ag": state.obs["alice"]["achieved_goal"],
-        "bob_ag": state.obs["bob"]["achieved_goal"],
         "act_a": act_a,
         "act_b": act_b,
         "lp_a": lp_a,
@@ -545,13 +544,9 @@ class AsymmetricSelfPlay:
       cfg = self.raw_env.config
       spent = (1.0 - traj["fa"]["robot"][..., -1]) * cfg["alice_steps"]
       demo_obs["robot"] = traj["fa"]["robot"].at[..., -1].set(1.0 - spent / self.raw_env.bob_steps)
-    demo_feats = N.features(demo_obs)
     # With an LSTM, Bob reads each of Alice's turns as a fresh episode of his own: his state starts at
     # zero with her turn and advances over her steps.
     demo_seq = {"own": own["alice"], "reset": jnp.maximum(traj["alice_turn_end"], over)}
-    demo_old = self.unroll_dist(
-      ts.agents["bob"].params["policy"], norms["bob"], demo_feats, **demo_seq
-    ).log_prob(traj["act_a"])
     data = {
       "alice": {
         "feats": feats["alice"],
@@ -575,39 +570,43 @@ class AsymmetricSelfPlay:
         "own": own["bob"],
         "reset": over,
       },
-      "demo": {
-        "feats": demo_feats,
-        "action": traj["act_a"],
-        "old_lp": jax.lax.stop_gradient(demo_old),
-        "mask": demo_mask.astype(jnp.float32),
-        **demo_seq,
-      },
+      "demo": self.demo_batch(ts, norms, demo_obs, traj["act_a"], demo_mask, **demo_seq),
     }
     if c.bob_hindsight > 0:
       data["hindsight"] = self.hindsight_demos(ts, traj, norms, own["bob"], over)
     return data, new_norms
 
+  def demo_batch(self, ts: TrainState, norms, obs, action, mask, own, reset):
+    """Demonstrations for Bob's cloning losses (ABC's, hindsight's), [T, G]: `obs` in his input format
+    with the relabelled goal, the demonstrated actions, and their log-probs under the current Bob and the
+    rollout's statistics (the clip's reference ratio)."""
+    feats = N.features(obs)
+    old = self.unroll_dist(ts.agents["bob"].params["policy"], norms["bob"], feats, own, reset)
+    return {
+      "feats": feats,
+      "action": action,
+      "old_lp": jax.lax.stop_gradient(old.log_prob(action)),
+      "mask": mask.astype(jnp.float32),
+      "own": own,
+      "reset": reset,
+    }
+
   def hindsight_demos(self, ts: TrainState, traj, norms, own_bob, over):
     """Bob's own steps of the turns he failed but left at a valid goal, relabelled with that goal (the
-    module docstring). -> a demonstration batch like ABC's, [T, G]. A past Bob's turns count too: a turn
-    that reached a goal demonstrates it, whoever played it (its log-probs are the current Bob's)."""
+    module docstring). -> demo_batch's [T, G] batch. A past Bob's turns count too: a turn that reached a
+    goal demonstrates it, whoever played it (its log-probs are the current Bob's)."""
     has_end, keep, final = next_outcome(
       traj["bob_turn_end"], traj["bob_relabel"], traj["bob_achieved"], traj["game_over"]
     )
-    mask = (traj["acted"] == game.BOB) * has_end * keep
     fb = traj["fb"]
-    raw = {**fb, "objects": fb["objects"][..., : -block_env.GOAL_FEATURES]}  # Bob's goal inputs off
-    feats = N.features({**raw, "achieved_goal": traj["bob_ag"], "desired_goal": final})
+    objects = fb["objects"][..., : -block_env.GOAL_FEATURES]  # his inputs without the goal's
+    # A block row starts with its pose (position, quaternion): the achieved goal's row.
+    obs = {**fb, "objects": objects, "achieved_goal": objects[..., : final.shape[-1]], "desired_goal": final}
     # Each relabelled turn is an episode of its own: the state starts at zero with it, as in ABC's.
-    seq = {"own": own_bob, "reset": jnp.maximum(traj["bob_turn_end"], over)}
-    old = self.unroll_dist(ts.agents["bob"].params["policy"], norms["bob"], feats, **seq)
-    return {
-      "feats": feats,
-      "action": traj["act_b"],
-      "old_lp": jax.lax.stop_gradient(old.log_prob(traj["act_b"])),
-      "mask": mask.astype(jnp.float32),
-      **seq,
-    }
+    reset = jnp.maximum(traj["bob_turn_end"], over)
+    return self.demo_batch(
+      ts, norms, obs, traj["act_b"], (traj["acted"] == game.BOB) * has_end * keep, own_bob, reset
+    )
 
   # --- losses ------------------------------------------------------------------------------------
   def agent_loss(self, params, norm, d, ent_coef):
@@ -649,18 +648,16 @@ class AsymmetricSelfPlay:
     lb, ib = self.agent_loss(params["bob"], norms["bob"], data["bob"], ent_coef)
     l_abc, abc_clip = self.abc_loss(params["bob"], norms["bob"], data["demo"])
     total = la + lb + (c.abc_coef * l_abc if c.abc else 0.0)
-    info = {}
-    if c.bob_hindsight > 0:
-      l_hs, hs_clip = self.abc_loss(params["bob"], norms["bob"], data["hindsight"])
-      total = total + c.bob_hindsight * l_hs
-      info = {"loss/bob_hindsight": l_hs, "hindsight/clip_frac": hs_clip}
     info = {
-      **info,
       **{f"loss/alice_{k}": v for k, v in ia.items()},
       **{f"loss/bob_{k}": v for k, v in ib.items()},
       "loss/abc": l_abc,
       "abc/clip_frac": abc_clip,
     }
+    if c.bob_hindsight > 0:
+      l_hs, hs_clip = self.abc_loss(params["bob"], norms["bob"], data["hindsight"])
+      total = total + c.bob_hindsight * l_hs
+      info.update({"loss/bob_hindsight": l_hs, "hindsight/clip_frac": hs_clip})
     return total, info
 
   # --- the train step ----------------------------------------------------------------------------

@@ -231,7 +231,6 @@ def _synthetic(algo, T=4, G=2):
     "bob_turn_end": end,
     "goal_finished": end,
     "goal_failed": end * jnp.array([1.0, 0.0]),
-    "bob_ag": jax.random.normal(k[7], (T, G, 8, 7)),
     "bob_achieved": jax.random.normal(k[2], (T, G, 8, 7)) + 3.0,
     "bob_relabel": end * jnp.array([1.0, 0.0]),  # game 0's failed turn moved the block
     "game_over": end,
@@ -309,7 +308,7 @@ def test_bob_hindsight_relabels_his_failed_turns(small_env):
   np.testing.assert_allclose(objects[:, :17], traj["fb"]["objects"][2:4, 0, 0, :17])  # his own view
   np.testing.assert_allclose(objects[:, 17:24], jnp.stack([traj["bob_achieved"][3, 0, 0]] * 2))  # relabelled
   np.testing.assert_allclose(  # position relative to the new goal, from his block at each step
-    objects[:, 24:27], traj["bob_achieved"][3, 0, 0, :3] - traj["bob_ag"][2:4, 0, 0, :3], rtol=1e-5
+    objects[:, 24:27], traj["bob_achieved"][3, 0, 0, :3] - traj["fb"]["objects"][2:4, 0, 0, :3], rtol=1e-5
   )
   np.testing.assert_array_equal(hs["action"], traj["act_b"])
 
