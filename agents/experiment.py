@@ -394,20 +394,32 @@ def _resolve_env(env):
   name = _check_env_name(env.pop("name"))
   env = mjx_envs.check_config(name, mjx_envs.default_config(name), env)
   out = {"name": name, **{k: list(v) if isinstance(v, tuple) else v for k, v in env.items()}}
-  key = json.dumps(out, sort_keys=True, default=repr)
+  key = _env_key(out)
   if key not in _ENVS_BUILT:
     try:
-      mjx_envs.make(name, **env)  # the env's own range checks, in one place: its constructor
+      built = mjx_envs.make(name, **env)  # the env's own range checks, in one place: its constructor
     except ConfigError as e:
       raise ConfigError(str(e) if str(e).startswith(name) else f"{name}: {e}") from None
     _ENVS_BUILT.add(key)
+    _LAST_ENV.clear()
+    _LAST_ENV[key] = built
   return out
 
 
+def _env_key(env_cfg: Mapping[str, Any]) -> str:
+  """A resolved env section (name included) as one string, equal for equal configs (tuples as lists)."""
+  return json.dumps(
+    {k: list(v) if isinstance(v, tuple) else v for k, v in env_cfg.items()}, sort_keys=True, default=repr
+  )
+
+
 # Env configs whose constructor has run without error in this process: building MT50 or ML45 (50 models,
-# their MJX copies and C backends) takes 10-25 s, and a config is resolved several times on its way to
+# their MJX copies and C backends) takes 5-15 s, and a config is resolved several times on its way to
 # training (train.py, --resume, config.json); the constructor is deterministic in its config.
 _ENVS_BUILT: set[str] = set()
+# The env that check built last, by its key: `build` takes it instead of building the same env again
+# (envs are immutable; MT50's second build cost 4-6 s of a warm start). One entry, taken once.
+_LAST_ENV: dict[str, Any] = {}
 
 
 def _resolve_agent(agent, env):
@@ -599,7 +611,9 @@ def _family_changes(old_algo, new_algo, agent: dict[str, Any]) -> dict[str, Any]
 def build(cfg: dict[str, Any]):
   """(env, algorithm object) for a resolved config."""
   env_cfg = dict(cfg["env"])
-  env = mjx_envs.make(env_cfg.pop("name"), **env_cfg)
+  env = _LAST_ENV.pop(_env_key(env_cfg), None)
+  if env is None:
+    env = mjx_envs.make(env_cfg.pop("name"), **env_cfg)
   agent = dict(cfg["agent"])
   config_cls, make = ALGOS[agent.pop("algo")]
   agent = {k: tuple(v) if isinstance(v, list) else v for k, v in agent.items()}

@@ -132,6 +132,26 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess
+def test_build_takes_the_env_that_resolving_checked(monkeypatch):
+  """Resolving a config builds its env (the env's own checks); `build` then takes that env rather than
+  building it again (MT50's second build cost 4-6 s of a start), once: a second build builds anew."""
+  import mjx_envs  # pylint: disable=import-outside-toplevel
+
+  monkeypatch.setattr(experiment, "_ENVS_BUILT", set())
+  monkeypatch.setattr(experiment, "_LAST_ENV", {})
+  made, real = [], mjx_envs.make
+  monkeypatch.setattr(mjx_envs, "make", lambda name, **kw: made.append(name) or real(name, **kw))
+  cfg = experiment.resolve(train.load_config("ppo_fetch_reach"))
+  assert made == ["FetchReach"]
+  env, _ = experiment.build(cfg)
+  assert made == ["FetchReach"]
+  env2, _ = experiment.build(cfg)
+  assert made == ["FetchReach"] * 2 and env2 is not env
+  other = experiment.set_dotted(cfg, "env.episode_length=7")
+  experiment.resolve(other)
+  assert experiment.build(other)[0].episode_length == 7 and len(made) == 3
+
+
 def test_video_of_an_untrained_policy(tmp_path):
   """What `train.py --video` calls after training, on a 5-step episode of an untrained PPO policy."""
   import imageio.v3 as iio  # pylint: disable=import-outside-toplevel

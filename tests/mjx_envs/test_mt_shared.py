@@ -170,3 +170,35 @@ def test_shared_meta_learning_splits(ml_both):
   assert obs.shape == (4, 39)
   plain = mjx_envs.make("ML1", task="push-v3", impl="c")  # no trials: the bare batch, goal hidden
   assert isinstance(plain, meta.SharedMetaLearning) and plain.observation_size == 39
+
+
+def test_reset_and_step_are_traced_once_per_shape(monkeypatch):
+  """An algorithm traces its env's reset several times before training (shapes, init, init's lowering,
+  auto-resets): the batch's reset and step are jitted, so their Python runs once per input shape, and a
+  start's reset (one key) shares its trace with an auto-reset's (per-world keys); a resized batch (other
+  shapes) traces its own, and reuses each task's context layout."""
+  calls = {"reset": 0, "step": 0}
+  for name in calls:
+    original = getattr(SharedMultiTask, "_" + name)
+
+    def counted(self, *args, name=name, original=original):
+      calls[name] += 1
+      return original(self, *args)
+
+    monkeypatch.setattr(SharedMultiTask, "_" + name, counted)
+  mt = mjx_envs.make("MT", tasks=TASKS[:2], impl="c", envs_per_task=N)
+  key = jax.random.PRNGKey(0)
+  s = jax.eval_shape(mt.reset, key)
+  jax.eval_shape(mt.reset, key)
+  jax.eval_shape(mt.reset, mt.world_keys(key))
+  jax.eval_shape(jax.jit(lambda k: mt.reset(k).obs), key)
+  a = jax.ShapeDtypeStruct((mt.num_envs, 4), jnp.float32)
+  jax.eval_shape(mt.step, s, a)
+  jax.eval_shape(mt.step, s, a)
+  assert calls == {"reset": 1, "step": 1}
+  bigger = mt.resized(N + 1)
+  assert all(a is b for a, b in zip(bigger._ctx, mt._ctx))  # pylint: disable=protected-access
+  jax.eval_shape(bigger.reset, key)
+  assert calls == {"reset": 2, "step": 1}
+  with pytest.raises(ValueError, match="one PRNG key or 4 keys"):
+    mt.reset(jnp.zeros((3, 2), jnp.uint32))
