@@ -21,6 +21,7 @@ from mjx_envs.elliptic_newton import fast_elliptic_newton
 from mjx_envs.jdotv import c_jdotv
 
 import abc
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -220,7 +221,9 @@ class MjxEnv(Env):
     ids = np.arange(mj_model.ngeom + 1)
     self.contact_pairs = tuple((np.isin(ids, a), np.isin(ids, b)) for a, b in contact_pairs)
     mjx_impl = "jax" if impl == "c" else impl
-    self.mjx_model = mjx.put_model(mj_model, impl=mjx_impl)
+    self._mjx_impl = mjx_impl
+    if impl != "c":
+      _ = self.mjx_model  # built now: every step reads it
     # The zero state, built once on the host: MJX-Warp's make_data takes only an MjModel and is not
     # traceable, so `reset` starts from this template instead of calling make_data under jit.
     self._data_template = mjx.make_data(mj_model, impl=mjx_impl)
@@ -250,6 +253,13 @@ class MjxEnv(Env):
     has_children = np.isin(mj_model.body_parentid[1:], mocap_bodies).any()
     self._mocap_bodies = mocap_bodies if (impl == "jax" and has_children) else None
     self._mocap_order = mj_model.body_mocapid[mocap_bodies] if self._mocap_bodies is not None else None
+
+  @functools.cached_property
+  def mjx_model(self) -> mjx.Model:
+    """The MJX model (`mjx.put_model`). Under C physics built when first read: few families read it
+    there, and MT50's 50 copies cost 1.4 s of its start."""
+    with jax.ensure_compile_time_eval():  # first read under a trace: concrete arrays all the same
+      return mjx.put_model(self.mj_model, impl=self._mjx_impl)
 
   def model_for(self, data: mjx.Data) -> mjx.Model:
     """The MJX model to step `data` with: `mjx_model`, with the mocap bodies placed at `data`'s mocap poses

@@ -198,6 +198,9 @@ def test_reset_and_step_are_traced_once_per_shape(monkeypatch):
   assert calls == {"reset": 1, "step": 1}
   bigger = mt.resized(N + 1)
   assert all(a is b for a, b in zip(bigger._ctx, mt._ctx))  # pylint: disable=protected-access
+  for t, layout in zip(mt.tasks, mt._ctx):  # pylint: disable=protected-access
+    own = jax.eval_shape(t.reset, key).info["ctx"]  # the layout of the task's own reset
+    assert layout == tuple((k, v.shape) for k, v in own.items())
   jax.eval_shape(bigger.reset, key)
   assert calls == {"reset": 2, "step": 1}
   with pytest.raises(ValueError, match="one PRNG key or 4 keys"):
