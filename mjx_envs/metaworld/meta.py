@@ -192,7 +192,9 @@ class SharedMetaLearning(_SplitOf, wrappers.Wrapper):
     self._set_spec(spec)
 
   def resized(self, envs_per_task: int) -> SharedMetaLearning:
-    """The same split with `envs_per_task` worlds per task."""
+    """The same split with `envs_per_task` worlds per task (this batch itself where that is its size)."""
+    if int(envs_per_task) == self.envs_per_task:
+      return self
     out = SharedMetaLearning(
       self.tasks, self.task_names, envs_per_task, spec=self.spec, rl2_episodes=self.rl2_episodes,
       rl2_success_bonus=self.rl2_success_bonus,
