@@ -856,16 +856,10 @@ def _padded_shape(shapes) -> tuple:
   return tuple(int(max(d)) for d in zip(*shapes)) if shapes and shapes[0] else ()
 
 
-def pad_to(x, shape, value=0):
-  """Array `x` padded at the end of each axis to `shape` with `value`."""
-  x = jnp.asarray(x)
-  if x.shape == tuple(shape):
-    return x
-  return jnp.pad(x, [(0, t - s) for s, t in zip(x.shape, shape)], constant_values=value)
-
-
-def _np_pad_to(x: np.ndarray, shape, value=0) -> np.ndarray:
-  """`pad_to` on the host, for numpy `x`."""
+def pad_to(x, shape, value=0) -> np.ndarray:
+  """`x` as a numpy array padded at the end of each axis to `shape` with `value` (on the host: a
+  template's ~60 fields padded as JAX ops one by one cost ~30 ms a model, 1.5 s of MT50's start)."""
+  x = np.asarray(x)
   if x.shape == tuple(shape):
     return x
   return np.pad(x, [(0, t - s) for s, t in zip(x.shape, shape)], constant_values=value)
@@ -896,19 +890,17 @@ class Padded:
 
   def template(self, t: int) -> CData:
     """Model t's reset-state CData (`Backend.make_data`) padded to the batch's shapes (one world), as
-    numpy arrays: padded on the host, since some 60 fields per model padded as JAX ops one by one cost
-    ~30 ms a model, 1.5 s of MT50's start."""
+    numpy arrays."""
     tmpl = self._templates[t]
     impl = tmpl._impl  # pylint: disable=protected-access
-    pad = lambda x, shape, value=0: _np_pad_to(np.asarray(x), shape, value)
-    kw = {n: pad(getattr(tmpl, n), shape) for n, shape in self._shapes.items()}
+    kw = {n: pad_to(getattr(tmpl, n), shape) for n, shape in self._shapes.items()}
     return CData(
       **kw,
       _impl=CImpl(
-        state=pad(impl.state, (2 * self.nstate,)),
+        state=pad_to(impl.state, (2 * self.nstate,)),
         warned=np.asarray(impl.warned),
-        pair_dist=pad(impl.pair_dist, (self.npairs,), 1e6),
-        pair_force=pad(impl.pair_force, (self.npairs,)),
+        pair_dist=pad_to(impl.pair_dist, (self.npairs,), 1e6),
+        pair_force=pad_to(impl.pair_force, (self.npairs,)),
       ),
     )
 

@@ -131,7 +131,6 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
     experiment.warm_start(fresh, str(tmp_path / "nowhere"))
 
 
-@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess
 def test_build_takes_the_env_that_resolving_checked(monkeypatch):
   """Resolving a config builds its env (the env's own checks); `build` then takes that env rather than
   building it again (MT50's second build cost 4-6 s of a start), once: a second build builds anew."""
@@ -152,6 +151,7 @@ def test_build_takes_the_env_that_resolving_checked(monkeypatch):
   assert experiment.build(other)[0].episode_length == 7 and len(made) == 3
 
 
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # ffmpeg runs as a subprocess
 def test_video_of_an_untrained_policy(tmp_path):
   """What `train.py --video` calls after training, on a 5-step episode of an untrained PPO policy."""
   import imageio.v3 as iio  # pylint: disable=import-outside-toplevel

@@ -169,8 +169,12 @@ class SharedMultiTask(Env):
         _CTX_LAYOUTS[t] = _ctx_layout(t)
       self._ctx.append(_CTX_LAYOUTS[t])
     # Every task's padded reset-state data, stacked [T, ...] (numpy: gathered per world in `reset`).
-    self._template_rows = [self.physics.template(i) for i in range(self.num_tasks)]
-    self._templates = jax.tree.map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *self._template_rows)
+    self._templates = jax.tree.map(
+      lambda *xs: np.stack(xs), *[self.physics.template(i) for i in range(self.num_tasks)]
+    )
+    # The fields C physics writes (the state's parts, the derived fields, the contacts): every other
+    # field of a world holds its task template's value (resets start from it, steps never write it).
+    self._live = set(self.physics.fields) | set(self.physics.slices) | {"_impl"}
     self._rand_sizes = sorted({int(t.rand_low.shape[0]) for t in tasks})
     # The fixed rand_vecs of every task as one padded table [T, n, R_max], where all tasks have n of them.
     fixed = [t.fixed_rand_vecs for t in tasks]
@@ -245,21 +249,17 @@ class SharedMultiTask(Env):
 
   def _per_world(self, fn, t: int, d, *args):
     """`fn(world's data, *world's args)` vmapped over task t's worlds of the padded batch `d` (and of
-    `args`, already task t's rows). Only the fields C physics writes (the state's parts, the derived
-    fields, the contacts) are sliced to those rows; every other field holds its task template's value in
-    every world of the task (resets start from it, steps never write it), so it enters unmapped, as the
-    template's row: slicing all ~60 fields for each of MT50's tasks was 40% of a reset's trace."""
-    live = set(self.physics.fields) | set(self.physics.slices) | {"_impl"}
-    rows = slice(t * self.envs_per_task, (t + 1) * self.envs_per_task)
-    fields = {
-      f.name: (getattr(d, f.name), 0) if f.name in live else (getattr(self._template_rows[t], f.name), None)
-      for f in dataclasses.fields(d)
-    }
-    view = d.replace(
-      **{k: jax.tree.map(lambda x: x[rows], v) if a == 0 else v for k, (v, a) in fields.items()}
-    )
-    axes = d.replace(**{k: a for k, (_, a) in fields.items()})
-    return jax.vmap(fn, in_axes=(axes,) + (0,) * len(args))(view, *args)
+    `args`, already task t's rows). Only the fields C physics writes (`_live`) are sliced to those rows;
+    every other field enters unmapped, as the task template's row, which is what it holds there: slicing
+    all ~60 fields for each of MT50's tasks was 40% of a reset's trace."""
+    rows = self._slices()[t]
+    view, axes = {}, {}
+    for f in dataclasses.fields(d):
+      live = f.name in self._live
+      x = getattr(d, f.name) if live else getattr(self._templates, f.name)
+      view[f.name] = jax.tree.map(lambda v, live=live: v[rows] if live else v[t], x)
+      axes[f.name] = 0 if live else None
+    return jax.vmap(fn, in_axes=(d.replace(**axes),) + (0,) * len(args))(d.replace(**view), *args)
 
   def _current(self, d):
     return jnp.concatenate([jax.vmap(self.tasks[0].hand_obs)(d), self._objects(d)], -1).astype(jnp.float32)
