@@ -41,6 +41,18 @@ are jitted, so an algorithm's many traces of them (its shapes, init, init's lowe
 Python once per input shape; a batch resized to its own size is itself; per-task code reads only the
 fields C physics writes as sliced rows. `mtsac_mt50_cpu` is ready in 19.7 s warm (37.9 before) and 53.4
 cold (84.5), MT10 in 9.2 and 28.4: MT50 still takes 2.1x / 1.9x MT10's time.
+
+Placements as tables (2026-12-03, BENCHMARKS.md "Resets read from tables"): with fixed rand_vecs (the
+benchmarks' protocol) a reset's placement depends on (task, index) alone, so every task's placements of
+its fixed vectors are computed once, in one program, when the batch is built (`_placements`), and a reset
+gathers them: no task's own placement code is left in init, the train step's auto-reset or evaluation
+(MT50's programs 8-19% fewer HLO ops; their cold XLA compiles 125 s -> 100 s on one core, the tables'
+own program ~19 s). The context layouts are traced outside the compile-time-eval block (under it the
+placements' ops on constants ran eagerly, each its own small XLA program). Same states bit for bit
+(tests/mjx_envs/test_mt_shared.py, `fixed50`). On one core, side by side: `mtsac_mt50_cpu` ready in 21.8 s
+warm against 28.5 (MT10 11.1 against 13.3: MT50 / MT10 1.96 against 2.14), 157.7 s cold against 169.6
+(62.0 against 66.8). What is left per task: the rewards' and objects' code in the step, traced on every
+start, and the 50 tasks' fixed rand_vecs drawn op by op at construction.
 """
 
 from __future__ import annotations
@@ -49,6 +61,7 @@ from mjx_envs import cphysics
 from mjx_envs.core import ConfigError, Env, State
 from mjx_envs.metaworld import sawyer
 
+import contextlib
 import dataclasses
 import weakref
 from collections.abc import Sequence
@@ -56,6 +69,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import config as jax_config
 
 # Each task env's context layout, read once per env object (envs are immutable).
 _CTX_LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -92,6 +106,79 @@ def _unflatten(flat: jax.Array, layout) -> dict:
     out[k] = flat[off : off + size].reshape(shape)
     off += size
   return out
+
+
+# Each task's placements of its fixed rand_vecs, computed once per task and padding (see `_placements`).
+_PLACEMENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Placed:
+  """One task's reset placements of its n fixed rand_vecs, on a padded template: the fields the placement
+  writes ({field: [n, ...]}), its context flattened in the reset's layout with zeros where the start's
+  values go ([n, L]), and the goal ([n, 3]). numpy: constants of every program that resets."""
+
+  written: dict
+  ctx: np.ndarray
+  target: np.ndarray
+
+
+def _placements(tasks, layouts, templates, fixed, slices) -> list[_Placed]:
+  """Every task's `placed(template, rand_vec)` over its fixed rand_vecs, as numpy tables.
+
+  With fixed rand_vecs (the benchmarks' protocol) a reset's placement is a function of (task, index)
+  alone, so it is computed here once, in one program for all the tasks not yet cached, instead of being
+  traced and compiled into every program that resets (init, the train step's auto-reset, evaluation).
+  `layouts`: each task's context layout (`_ctx_layout`); `templates`: the padded per-task templates
+  [T, ...]; `fixed`: [T, n, R_max]; `slices`: the fields
+  a placement writes. Entries are cached per task and template shapes (a batch resized, the same tasks
+  padded alike, reuses them)."""
+  sig = tuple((f, np.shape(getattr(templates, f))[1:]) for f in slices)
+  todo = [i for i, t in enumerate(tasks) if sig not in _PLACEMENTS.get(t, {})]
+  if todo:
+
+    def place_all(temps, fx):
+      out = []
+      for i in todo:
+        t = tasks[i]
+        template = jax.tree.map(lambda x, i=i: x[i], temps)
+        d, ctx = jax.vmap(lambda r, t=t, template=template: t.placed(template, r))(
+          fx[i, :, : t.rand_low.shape[0]]
+        )
+        # The start's values are written after the kinematics; zeros hold their places in the layout.
+        full = {**ctx, **{k: jnp.zeros(d.qpos.shape[:1] + shp, jnp.float32) for k, shp in _START_SHAPES}}
+        flat = jnp.concatenate([full[k].reshape(full[k].shape[0], -1) for k, _ in layouts[i]], -1)
+        out.append(({f: getattr(d, f) for f in slices}, flat, ctx["target_pos"]))
+      return out
+
+    tables = _run_now(place_all, templates, fixed)
+    for i, (w, c, g) in zip(todo, tables):
+      entry = _Placed(jax.tree.map(np.asarray, w), np.asarray(c), np.asarray(g))
+      _PLACEMENTS.setdefault(tasks[i], {})[sig] = entry
+  return [_PLACEMENTS[t][sig] for t in tasks]
+
+
+def _run_now(fn, *args):
+  """`fn(*args)` compiled as one program and run now: concrete arrays even where the batch is built under
+  an outer trace (an evaluation's batch inside a jitted function) or under `jax.ensure_compile_time_eval`
+  (ML's held-out split), under which tracing `fn` would run each of its ops on constants eagerly, each
+  its own small XLA program (MT50's tables: 129 of them, 22 s, none kept by the persistent cache)."""
+  with _eager_constant_folding(False):
+    compiled = jax.jit(fn).lower(*args).compile()
+  return compiled(*args)
+
+
+# The flag `jax.ensure_compile_time_eval` sets (private to JAX; without it, a no-op: the default is off).
+_eager_constant_folding = getattr(jax_config, "eager_constant_folding", lambda _: contextlib.nullcontext())
+
+
+# The keys and shapes a reset's start adds to the context after its kinematics (`sawyer.start_ctx`).
+_START_SHAPES = (
+  ("init_tcp", (3,)),
+  ("init_left_pad", (3,)),
+  ("init_right_pad", (3,)),
+  ("hand_init_pos", (3,)),
+)
 
 
 # The model indices the shared code reads (the hand, its claws, pads and end-effector sites, the hand's
@@ -143,6 +230,18 @@ class SharedMultiTask(Env):
     # tables below are numpy constants of the program, and a task's data template may be built here first.
     with jax.ensure_compile_time_eval():
       self._build(tasks)
+    # Each task's context layout (the keys and shapes its reset leaves in info['ctx']), read off an
+    # abstract trace, outside the block above: under it the placement's ops on the template's constants
+    # ran eagerly, each a small XLA program compiled per process (MT50: 2 s of the env's build, not 0.25).
+    self._ctx = []
+    for t in tasks:
+      if t not in _CTX_LAYOUTS:  # `resized` batches of the same tasks reuse it
+        _CTX_LAYOUTS[t] = _ctx_layout(t)
+      self._ctx.append(_CTX_LAYOUTS[t])
+    self._ctx_width = max(sum(int(np.prod(sh, dtype=int)) for _, sh in lay) for lay in self._ctx)
+    self._placed = None
+    if self._fixed is not None:
+      self._placed = self._placement_tables()
     # Jitted, so that each is traced once per input shape in a process: an algorithm traces its env's
     # reset four times on its way to training (its shapes, its state's, init and init's lowering), at
     # ~1.3 s each for MT50 on this CPU. Inside another trace they enter as calls that XLA inlines.
@@ -161,13 +260,7 @@ class SharedMultiTask(Env):
     self._obs_low = per_world([t.obs_low for t in tasks])
     self._obs_high = per_world([t.obs_high for t in tasks])
     self._task_id = np.repeat(np.arange(self.num_tasks, dtype=np.int32), n)
-    # Each task's context layout (the keys and shapes its reset leaves in info['ctx']), read off a trace.
-    self._ctx = []
     self._rand_width = max(int(np.shape(t.rand_low)[0]) for t in tasks)
-    for t in tasks:
-      if t not in _CTX_LAYOUTS:  # `resized` batches of the same tasks reuse it
-        _CTX_LAYOUTS[t] = _ctx_layout(t)
-      self._ctx.append(_CTX_LAYOUTS[t])
     # Every task's padded reset-state data, stacked [T, ...] (numpy: gathered per world in `reset`).
     self._templates = jax.tree.map(
       lambda *xs: np.stack(xs), *[self.physics.template(i) for i in range(self.num_tasks)]
@@ -184,7 +277,29 @@ class SharedMultiTask(Env):
       self._fixed = np.stack([pad(f) for f in fixed])
     elif any(f is not None for f in fixed):
       raise ConfigError("SharedMultiTask: either every task or none has fixed rand_vecs, all of one count")
-    self._ctx_width = max(sum(int(np.prod(sh, dtype=int)) for _, sh in lay) for lay in self._ctx)
+
+  def _placement_tables(self) -> dict:
+    """The placements of every task's fixed rand_vecs as [T, n, ...] tables (`_placements`): the fields
+    written, the flat context (zeros at the start's places, padded to the batch's width), the goal, and
+    where each task's layout puts the start's values ([T, 12])."""
+    placed = _placements(self.tasks, self._ctx, self._templates, self._fixed, self.physics.slices)
+    start_pos = []
+    for p, layout in zip(placed, self._ctx):
+      offsets, off = {}, 0
+      for k, shape in layout:
+        size = int(np.prod(shape, dtype=int))
+        offsets[k] = np.arange(off, off + size)
+        off += size
+      if off != p.ctx.shape[1] or any(k not in offsets for k, _ in _START_SHAPES):
+        raise ValueError("SharedMultiTask: a placement's context does not match its reset's layout")
+      start_pos.append(np.concatenate([offsets[k] for k, _ in _START_SHAPES]))
+    pad = lambda c: np.pad(c, ((0, 0), (0, self._ctx_width - c.shape[1])))
+    return {
+      "written": {f: np.stack([p.written[f] for p in placed]) for f in self.physics.slices},
+      "ctx": np.stack([pad(p.ctx) for p in placed]),
+      "target": np.stack([p.target for p in placed]),
+      "start_pos": np.stack(start_pos).astype(np.int32),
+    }
 
   def resized(self, envs_per_task: int) -> SharedMultiTask:
     """The same tasks with `envs_per_task` worlds each (this batch itself where that is its size: its
@@ -276,6 +391,8 @@ class SharedMultiTask(Env):
     return self._reset_traced(self.world_keys(rng) if rng.shape in ((2,), ()) else rng)
 
   def _reset(self, keys) -> State:
+    if self._placed is not None:
+      return self._reset_fixed(keys)
     written, ctxs = [], []
     rand_vecs = self._rand_vecs(keys)
     for i, (t, s) in enumerate(zip(self.tasks, self._slices())):
@@ -300,6 +417,28 @@ class SharedMultiTask(Env):
     cur = self._current(d)
     obs = jax.vmap(sawyer.observe)(cur, cur, target, self._obs_low, self._obs_high)
     state = jax.vmap(sawyer.start_state)(d, jnp.concatenate(flat), target, cur, obs, rand_vecs)
+    return self._finish(state)
+
+  def _reset_fixed(self, keys) -> State:
+    """`_reset` where every task has fixed rand_vecs: each world's placement read from the tables
+    (`_placements`), so no task's own code is in the program; the same state bit for bit."""
+    idx = jax.vmap(lambda k: sawyer.fixed_index(k, self._fixed.shape[1]))(keys)
+    row = lambda table: jnp.asarray(table)[self._task_id, idx]
+    rand_vecs = row(self._fixed)
+    base = jax.tree.map(lambda x: jnp.asarray(x)[self._task_id], self._templates)
+    d = base.replace(**{f: row(v) for f, v in self._placed["written"].items()})
+    d = self.physics.forward(d)
+    hand_init = jnp.asarray(np.repeat(np.stack([t.hand_init_pos for t in self.tasks]), self.envs_per_task, 0))
+    start = jax.vmap(lambda dd, h: sawyer.start_ctx(dd, {}, self.ids, h))(d, hand_init)
+    if {k: v.shape[1:] for k, v in start.items()} != dict(_START_SHAPES):
+      raise ValueError(f"SharedMultiTask: the start's context changed: {jax.tree.map(jnp.shape, start)}")
+    values = jnp.concatenate([start[k].astype(jnp.float32) for k, _ in _START_SHAPES], -1)
+    pos = jnp.asarray(self._placed["start_pos"])[self._task_id]
+    flat = row(self._placed["ctx"]).at[jnp.arange(self.num_envs)[:, None], pos].set(values)
+    target = row(self._placed["target"])
+    cur = self._current(d)
+    obs = jax.vmap(sawyer.observe)(cur, cur, target, self._obs_low, self._obs_high)
+    state = jax.vmap(sawyer.start_state)(d, flat, target, cur, obs, rand_vecs)
     return self._finish(state)
 
   def _rand_vecs(self, keys: jax.Array) -> jax.Array:

@@ -4,7 +4,7 @@ the meta-learning batch built on it (`meta.SharedMetaLearning`, RL² trials) aga
 
 import mjx_envs
 from mjx_envs import wrappers
-from mjx_envs.metaworld import meta
+from mjx_envs.metaworld import meta, sawyer
 from mjx_envs.metaworld.multitask import MultiTask
 from mjx_envs.metaworld.shared import SharedMultiTask
 
@@ -205,3 +205,31 @@ def test_reset_and_step_are_traced_once_per_shape(monkeypatch):
   assert calls == {"reset": 2, "step": 1}
   with pytest.raises(ValueError, match="one PRNG key or 4 keys"):
     mt.reset(jnp.zeros((3, 2), jnp.uint32))
+
+
+def test_fixed_resets_read_their_placements_from_tables(monkeypatch):
+  """With fixed rand_vecs (the benchmarks' protocol) a reset's placement depends on (task, index) alone:
+  each task's placements are computed once when the batch is built, a reset's program holds no task's
+  placement code, and a resized batch of the same tasks reuses the tables. (That the states are the same
+  bit for bit is `test_shared_batch_equals_multitask_bit_for_bit[fixed50]`.)"""
+  placed = []
+  original = sawyer.SawyerEnv.placed
+
+  def counted(self, *args):
+    placed.append(self.task.name)
+    return original(self, *args)
+
+  monkeypatch.setattr(sawyer.SawyerEnv, "placed", counted)
+  key = jax.random.PRNGKey(0)
+  fixed = mjx_envs.make("MT", tasks=TASKS[:2], impl="c", envs_per_task=N, fixed_rand_vecs=5)
+  assert fixed._placed["ctx"].shape[:2] == (2, 5)  # pylint: disable=protected-access
+  built = len(placed)
+  assert built >= 2  # each task's placements traced for its table
+  jax.eval_shape(fixed.reset, key)
+  bigger = fixed.resized(N + 1)
+  jax.eval_shape(bigger.reset, key)
+  assert len(placed) == built  # neither reset nor the resized batch's build traced a placement
+  drawn = mjx_envs.make("MT", tasks=TASKS[:2], impl="c", envs_per_task=N)  # fresh draws: placed per reset
+  before = len(placed)
+  jax.eval_shape(drawn.reset, key)
+  assert len(placed) > before
