@@ -13,8 +13,8 @@ trained on push-1 itself (`ppo_blocks_push` at this table portion and 50 steps) 
 env steps: the holdout is learnable at this budget; with this config's network and learning rate the
 same direct training stays at 0 to 11.6M (one seed each). Self-play with the direct learner's network and
 learning rate (`agent.hidden=(256,)`, 3e-4, 16 minibatches; 2026-12-03, 24.6M env steps): Bob solves 12%
-of Alice's goals (this config: 6%), push-1 still ~0.05, so this config keeps its faster settings. The same game and
-losses as asp_blocks, for smoke runs and the CPU figures in BENCHMARKS.md.
+of Alice's goals (this config: 6%), push-1 still ~0.05, so this config keeps its faster settings. The
+same game and losses as asp_blocks, for smoke runs and the CPU figures in BENCHMARKS.md.
 """
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
