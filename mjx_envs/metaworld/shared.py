@@ -392,7 +392,24 @@ class SharedMultiTask(Env):
 
   def _reset(self, keys) -> State:
     if self._placed is not None:
-      return self._reset_fixed(keys)
+      written, rand_vecs, context = self._placed_from_tables(keys)
+    else:
+      written, rand_vecs, context = self._placed_by_tasks(keys)
+    # A placement writes the state's input fields only (what the kinematics call reads); every other
+    # field is its task's template, gathered per world from one table rather than built per task.
+    base = jax.tree.map(lambda x: jnp.asarray(x)[self._task_id], self._templates)
+    d = self.physics.forward(base.replace(**written))
+    hand_init = jnp.asarray(np.repeat(np.stack([t.hand_init_pos for t in self.tasks]), self.envs_per_task, 0))
+    start = jax.vmap(lambda dd, h: sawyer.start_ctx(dd, {}, self.ids, h))(d, hand_init)
+    flat, target = context(start)
+    cur = self._current(d)
+    obs = jax.vmap(sawyer.observe)(cur, cur, target, self._obs_low, self._obs_high)
+    state = jax.vmap(sawyer.start_state)(d, flat, target, cur, obs, rand_vecs)
+    return self._finish(state)
+
+  def _placed_by_tasks(self, keys):
+    """A reset's placements by each task's own code on its worlds: (the fields written [W, ...], the
+    rand_vecs [W, R_max], start's context dict -> (flat contexts [W, width], goals [W, 3]))."""
     written, ctxs = [], []
     rand_vecs = self._rand_vecs(keys)
     for i, (t, s) in enumerate(zip(self.tasks, self._slices())):
@@ -401,45 +418,32 @@ class SharedMultiTask(Env):
       d, ctx = jax.vmap(lambda r, t=t, template=template: t.placed(template, r))(rv)
       written.append({f: getattr(d, f) for f in self.physics.slices})
       ctxs.append(ctx)
-    # A placement writes the state's input fields only (what the kinematics call reads); every other
-    # field is its task's template, gathered per world from one table rather than built per task.
-    base = jax.tree.map(lambda x: jnp.asarray(x)[self._task_id], self._templates)
-    d = base.replace(**jax.tree.map(lambda *xs: jnp.concatenate(xs), *written))
-    d = self.physics.forward(d)
-    hand_init = jnp.asarray(np.repeat(np.stack([t.hand_init_pos for t in self.tasks]), self.envs_per_task, 0))
-    start = jax.vmap(lambda dd, h: sawyer.start_ctx(dd, {}, self.ids, h))(d, hand_init)
-    flat, starts = [], []
-    for c, s in zip(ctxs, self._slices()):
-      ctx = {**c, **{k: v[s] for k, v in start.items()}}
-      flat.append(jax.vmap(lambda c: _flatten(c, self._ctx_width))(ctx))
-      starts.append(ctx["target_pos"])
-    target = jnp.concatenate(starts)
-    cur = self._current(d)
-    obs = jax.vmap(sawyer.observe)(cur, cur, target, self._obs_low, self._obs_high)
-    state = jax.vmap(sawyer.start_state)(d, jnp.concatenate(flat), target, cur, obs, rand_vecs)
-    return self._finish(state)
 
-  def _reset_fixed(self, keys) -> State:
-    """`_reset` where every task has fixed rand_vecs: each world's placement read from the tables
-    (`_placements`), so no task's own code is in the program; the same state bit for bit."""
+    def context(start):
+      flat, starts = [], []
+      for c, s in zip(ctxs, self._slices()):
+        ctx = {**c, **{k: v[s] for k, v in start.items()}}
+        flat.append(jax.vmap(lambda c: _flatten(c, self._ctx_width))(ctx))
+        starts.append(ctx["target_pos"])
+      return jnp.concatenate(flat), jnp.concatenate(starts)
+
+    return jax.tree.map(lambda *xs: jnp.concatenate(xs), *written), rand_vecs, context
+
+  def _placed_from_tables(self, keys):
+    """`_placed_by_tasks` where every task has fixed rand_vecs: each world's placement read from the
+    tables (`_placements`), so no task's own code is in the program; the same values bit for bit."""
     idx = jax.vmap(lambda k: sawyer.fixed_index(k, self._fixed.shape[1]))(keys)
     row = lambda table: jnp.asarray(table)[self._task_id, idx]
-    rand_vecs = row(self._fixed)
-    base = jax.tree.map(lambda x: jnp.asarray(x)[self._task_id], self._templates)
-    d = base.replace(**{f: row(v) for f, v in self._placed["written"].items()})
-    d = self.physics.forward(d)
-    hand_init = jnp.asarray(np.repeat(np.stack([t.hand_init_pos for t in self.tasks]), self.envs_per_task, 0))
-    start = jax.vmap(lambda dd, h: sawyer.start_ctx(dd, {}, self.ids, h))(d, hand_init)
-    if {k: v.shape[1:] for k, v in start.items()} != dict(_START_SHAPES):
-      raise ValueError(f"SharedMultiTask: the start's context changed: {jax.tree.map(jnp.shape, start)}")
-    values = jnp.concatenate([start[k].astype(jnp.float32) for k, _ in _START_SHAPES], -1)
-    pos = jnp.asarray(self._placed["start_pos"])[self._task_id]
-    flat = row(self._placed["ctx"]).at[jnp.arange(self.num_envs)[:, None], pos].set(values)
-    target = row(self._placed["target"])
-    cur = self._current(d)
-    obs = jax.vmap(sawyer.observe)(cur, cur, target, self._obs_low, self._obs_high)
-    state = jax.vmap(sawyer.start_state)(d, flat, target, cur, obs, rand_vecs)
-    return self._finish(state)
+
+    def context(start):
+      if {k: v.shape[1:] for k, v in start.items()} != dict(_START_SHAPES):
+        raise ValueError(f"SharedMultiTask: the start's context changed: {jax.tree.map(jnp.shape, start)}")
+      values = jnp.concatenate([start[k].astype(jnp.float32) for k, _ in _START_SHAPES], -1)
+      pos = jnp.asarray(self._placed["start_pos"])[self._task_id]
+      flat = row(self._placed["ctx"]).at[jnp.arange(self.num_envs)[:, None], pos].set(values)
+      return flat, row(self._placed["target"])
+
+    return {f: row(v) for f, v in self._placed["written"].items()}, row(self._fixed), context
 
   def _rand_vecs(self, keys: jax.Array) -> jax.Array:
     """Every world's reset rand_vec [W, R_max] (zeros after a task's own length), each drawn as its task's
