@@ -704,12 +704,12 @@ def run(
   else:
     ts, meta = fns["init"].result()(jax.random.PRNGKey(seed)), {"env_steps": 0, "wall_s": 0.0, "chunks": 0}
     if rc["init_from"]:  # a fresh run only: a resume continues from its own checkpoint
-      ts, record = experiment.warm_start(ts, rc["init_from"], algo)
+      ts, record = experiment.warm_start(ts, rc["init_from"], algo, rc["init_fresh"])
       with open(os.path.join(run_dir, "init_from.json"), "w") as f:
         json.dump(record, f, indent=1)
       print(
         f"[{name}] warm start from {rc['init_from']}: {len(record['carried'])} arrays carried over, "
-        f"{len(record['fresh'])} fresh (init_from.json)",
+        f"{len(record['fresh'])} fresh ({len(record['reinitialised'])} of them by run.init_fresh; init_from.json)",
         flush=True,
       )
   compiled = fns["train"].result()

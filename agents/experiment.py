@@ -59,6 +59,9 @@ RUN_DEFAULTS = {
   "init_from": "",  # "RUN_DIR[@N]": a new run starts from that run's parameters wherever the layers
   # match (fine-tuning on another task, e.g. the hide-and-seek transfer suite; `warm_start`); or a policy
   # file of `export_policy` with the run's own layers; "": fresh
+  "init_fresh": [],  # used with init_from only: patterns (fnmatch on "policy/params/Dense_0/kernel"-style paths) of
+  # parameters that keep their fresh draws though the donor has them (the hide-and-seek paper re-draws
+  # the final dense layer and layer norm before fine-tuning; `agents.league.surgery.transplant`)
   "changes": [],  # [[ENV_STEPS, "section.key=value", ...], ...]: env and agent settings that change during
   # the run, each at the first evaluation at or after its env steps, as a `--resume --set` there would
   # (the whole train state carried; changes.jsonl records it), in one command (`config_at`)
@@ -289,6 +292,10 @@ def resolve(cfg: dict[str, Any]) -> dict[str, Any]:
   run = _merge("run", RUN_DEFAULTS, cfg.get("run", {}), _RUN_TYPES)
   _check_rules("run", run, RULES["run"])
   run["changes"] = _check_changes(run["changes"])
+  if not all(isinstance(q, str) and q for q in run["init_fresh"]):
+    raise ConfigError(
+      f"run.init_fresh: a list of parameter path patterns (strings), got {run['init_fresh']!r}"
+    )
   if env.get("impl") == "warp":
     if env["warp_max_envs"] is None:  # sized for this run's largest batch: no larger (Warp's CPU cost grows)
       env["warp_max_envs"] = max(agent["num_envs"], run["num_eval_envs"])
@@ -636,18 +643,31 @@ def restore_run(run_dir: str, step: int | None = None, overrides: tuple[str, ...
   return algo, state
 
 
-def warm_start(ts, spec: str, algo=None):
+def warm_start(ts, spec: str, algo=None, keep_fresh=()):
   """`run.init_from`: a fresh train state `ts` whose parameters (and observation statistics, where there
   are some) are taken from another run's checkpoint wherever the layers match by path and shape
   (`agents.league.surgery.transplant`; the rest keep their fresh draws, the optimiser starts fresh).
   spec: "RUN_DIR" (its latest checkpoint) or "RUN_DIR@N" (the checkpoint after N host calls, as named
-  in RUN_DIR/checkpoints). With `algo` (the learner of `ts`), target networks (DDPG/SAC+HER's, MT-SAC's)
+  in RUN_DIR/checkpoints). keep_fresh (`run.init_fresh`): patterns of parameters that keep their fresh
+  draws all the same. With `algo` (the learner of `ts`), target networks (DDPG/SAC+HER's, MT-SAC's)
   start as copies of the carried parameters, not of the fresh draw. -> (ts, record) with record
-  {"from", "checkpoint", "carried", "fresh"}."""
+  {"from", "checkpoint", "carried", "fresh", "reinitialised"}."""
   if os.path.isfile(spec):  # a policy file of export_policy: its parameters and statistics, whole
     out, record = _warm_start_from_policy_file(ts, spec)
   else:
     out, record = _warm_start_from_run(ts, spec)
+  record["reinitialised"] = []
+  if keep_fresh:
+    from agents.league import surgery  # pylint: disable=import-outside-toplevel
+
+    try:
+      params, kept = surgery.transplant(ts.params, out.params, keep_fresh=keep_fresh)
+    except ValueError as e:
+      raise ValueError(f"run.init_fresh={list(keep_fresh)!r}: {e}") from None
+    out = _placed_like(out.replace(params=params), ts)
+    record["carried"] = [p for p in record["carried"] if p not in kept["reinitialised"]]
+    record["fresh"] += kept["reinitialised"]
+    record["reinitialised"] = kept["reinitialised"]
   if algo is not None and getattr(out, "target", None) is not None and hasattr(algo, "target_params"):
     # Own buffers: the train step donates params and targets both.
     out = out.replace(
@@ -674,6 +694,7 @@ def _warm_start_from_run(ts, spec: str):
     out = out.replace(obs_norm=norm)
     for k in ("carried", "fresh"):
       record[k] += norm_record[k]
+  record.pop("reinitialised", None)
   return _placed_like(out, ts), {"from": run_dir, "checkpoint": int(step) if step else "latest", **record}
 
 
@@ -691,7 +712,7 @@ def _warm_start_from_policy_file(ts, path: str):
     jax.tree.map(lambda a, b: _same_shape(a, b, path), ts.params, params)
   except (ValueError, KeyError, TypeError) as e:
     raise ValueError(f"run.init_from={path!r}: its layers are not this run's ({e})") from None
-  leaves = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(params)]
+  leaves = ["params" + jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(params)]
   out = _placed_like(ts.replace(params=params, obs_norm=obs_norm), ts)
   return out, {"from": path, "checkpoint": "policy file", "carried": leaves, "fresh": []}
 

@@ -3,15 +3,16 @@ against training from scratch at the same env steps, and the object-counting pro
 
   python benchmarks/hns_transfer.py runs --pretrained RUN_DIR[@N] --root /work/runs/transfer \\
       --steps 300000 | --steps HnsLockAndReturn=300000 HnsBlueprint=90000 ... [--eval-every 5 | TASK=N ...] \\
-      [--tasks HnsBlueprint ...] [--seeds 0 1] [--max-minutes 9] [--parallel-arms] --out DIR
+      [--tasks HnsBlueprint ...] [--seeds 0 1] [--max-minutes 9] [--parallel-arms] [--carry-all] [--arms scratch] --out DIR
   python benchmarks/hns_transfer.py summary --root /work/runs/transfer --out DIR     # transfer.json, .png
   python benchmarks/hns_transfer.py counting --pretrained RUN_DIR[@N] --episodes 1024 --out DIR
 
 `runs` trains each RL task (HnsLockAndReturn, HnsSequentialLock, HnsBlueprint, HnsShelter) with
 `train.py --config hns_transfer_cpu`, once from scratch and once with `run.init_from=RUN_DIR` (the layers
-that match by name and shape carried over: agents.experiment.warm_start), both for `--steps` env steps
-(agent.total_env_steps, per task if need be: the tasks' physics differ in cost; `--max-minutes` is a safety cap, so both arms are compared at the steps they
-share), one after the other, into ROOT/<task>-<scratch|finetuned>-s<seed> with a log beside each. A run
+that match by name and shape carried over but the config's run.init_fresh, the paper's re-initialised
+final dense layer and layer norm: agents.experiment.warm_start; --carry-all carries those too), both for
+`--steps` env steps (agent.total_env_steps, per task if need be: the tasks' physics differ in cost;
+`--max-minutes` is a safety cap, so both arms are compared at the steps they share), one after the other, into ROOT/<task>-<scratch|finetuned>-s<seed> with a log beside each. A run
 that is already complete is skipped and an interrupted one resumed, so the command can be re-run. Then
 `summary`: every run's metrics.jsonl -> DIR/transfer.json (per task and arm: the evaluation curve, the
 final and best evaluation return and success, at the env steps both arms reached) and DIR/transfer.png
@@ -77,8 +78,12 @@ def run_name(task: str, arm: str, seed: int) -> str:
   return f"{task}-{arm}-s{seed}"
 
 
-def train_command(task, arm, seed, steps, run_dir, pretrained, max_minutes, resume=False, eval_every=None):
-  """The train.py command line of one run (a list for subprocess)."""
+def train_command(
+  task, arm, seed, steps, run_dir, pretrained, max_minutes, resume=False, eval_every=None, carry_all=False
+):
+  """The train.py command line of one run (a list for subprocess). The fine-tuned arm re-draws the
+  config's run.init_fresh layers (the paper's final dense layer and layer norm); carry_all: it carries
+  them too (the protocol of the 2026-11-26 runs)."""
   cmd = [sys.executable, os.path.join(ROOT, "train.py")]
   if resume:
     return cmd + ["--resume", run_dir, "--no-progress"]
@@ -90,6 +95,8 @@ def train_command(task, arm, seed, steps, run_dir, pretrained, max_minutes, resu
     sets.append(f"run.eval_every={eval_every}")
   if arm == "finetuned":
     sets.append(f"run.init_from={pretrained}")
+    if carry_all:
+      sets.append("run.init_fresh=[]")
   for s in sets:
     cmd += ["--set", s]
   return cmd
@@ -113,7 +120,16 @@ def per_task(values, tasks, kind=int) -> dict:
 
 
 def run_all(
-  pretrained, root, steps, tasks=RL_TASKS, seeds=(0,), max_minutes=0.0, eval_every=None, parallel_arms=False
+  pretrained,
+  root,
+  steps,
+  tasks=RL_TASKS,
+  seeds=(0,),
+  max_minutes=0.0,
+  eval_every=None,
+  parallel_arms=False,
+  carry_all=False,
+  arms=ARMS,
 ):
   """Trains every (task, arm, seed) not yet complete, one after the other (module docstring). steps and
   eval_every: {task: value} (eval_every None: the config's). parallel_arms: a task's two arms run at the
@@ -123,7 +139,7 @@ def run_all(
   for seed in seeds:
     for task in tasks:
       procs = []
-      for arm in ARMS:
+      for arm in arms:
         run_dir = os.path.join(root, run_name(task, arm, seed))
         rows = read_metrics(run_dir)
         if rows and rows[-1]["env_steps"] >= steps[task]:
@@ -131,7 +147,16 @@ def run_all(
           continue
         resume = os.path.exists(os.path.join(run_dir, "config.json")) and bool(rows)
         cmd = train_command(
-          task, arm, seed, steps[task], run_dir, pretrained, max_minutes, resume, eval_every.get(task)
+          task,
+          arm,
+          seed,
+          steps[task],
+          run_dir,
+          pretrained,
+          max_minutes,
+          resume,
+          eval_every.get(task),
+          carry_all,
         )
         print(f"{time.strftime('%H:%M:%S')} {' '.join(cmd[1:])}", flush=True)
         with open(run_dir + ".log", "a") as log:
@@ -193,6 +218,7 @@ def summarize_run(run_dir: str, upto: int | None = None, window: int = 3) -> dic
       record = json.load(f)
     out["init_from"] = {"from": record["from"], "checkpoint": record["checkpoint"]}
     out["carried"], out["fresh"] = len(record["carried"]), record["fresh"]
+    out["reinitialised"] = len(record.get("reinitialised", []))  # run.init_fresh's share of the fresh
   with open(os.path.join(run_dir, "config.json")) as f:
     out["seed"] = json.load(f)["run"]["seed"]
   return out
@@ -452,6 +478,12 @@ def main(argv=None):
   r.add_argument("--seeds", nargs="+", type=int, default=[0])
   r.add_argument("--max-minutes", type=float, default=0.0, help="a safety cap per run (run.max_minutes)")
   r.add_argument("--parallel-arms", action="store_true", help="a task's two arms at the same time")
+  r.add_argument(
+    "--arms", nargs="+", default=list(ARMS), choices=ARMS, help="e.g. scratch only, on another core"
+  )
+  r.add_argument(
+    "--carry-all", action="store_true", help="fine-tuned: carry the paper's re-initialised layers too"
+  )
   r.add_argument("--out", help="the summary's folder (default ROOT)")
   s = sub.add_parser("summary")
   s.add_argument("--root", required=True)
@@ -470,7 +502,18 @@ def main(argv=None):
   if a.cmd == "runs":
     steps = per_task(a.steps, a.tasks)
     every = per_task(a.eval_every, a.tasks) if a.eval_every else None
-    run_all(a.pretrained, a.root, steps, a.tasks, a.seeds, a.max_minutes, every, a.parallel_arms)
+    run_all(
+      a.pretrained,
+      a.root,
+      steps,
+      a.tasks,
+      a.seeds,
+      a.max_minutes,
+      every,
+      a.parallel_arms,
+      a.carry_all,
+      a.arms,
+    )
   result = summary(a.root, a.out or a.root)
   print(table(result))
 

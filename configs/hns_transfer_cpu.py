@@ -12,8 +12,14 @@ config can warm-start this one:
       --set run.init_from=runs/hns_quadrant_cpu-...                                        # fine-tuned
 
 Fine-tuning carries every layer whose name and shape match (the entity embeddings, attention, LSTM and
-heads; run/init_from.json lists them); the task's own entities (Blueprint's sites, Shelter's objective)
-get fresh layers. The paper compares the two at equal samples, several seeds each.
+heads; run/init_from.json lists them) but the ones the paper re-initialises; the task's own entities
+(Blueprint's sites, Shelter's objective) get fresh layers. The paper compares the two at equal samples,
+several seeds each.
+
+The paper: "we reinitialize the parameters of the final dense layer and layernorm for both the policy and
+value networks" (section 6.2). Its network (appendix B.7) has one dense layer after the pooling, before
+the LSTM, with a layer norm on it; `run.init_fresh` re-draws that pair (EntityTorso_0's Dense_4 and
+LayerNorm_4) in both networks. `--set run.init_fresh=[]` carries them too (the protocol before 2026-12-03).
 """
 
 import copy
@@ -23,6 +29,7 @@ import runpy
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
 MEASURED = "1 seed, 38k-179k steps (Shelter 102k): no success either arm, returns even (CPU, 2026-11-26)"
 
+PAPER_REINIT = ("*/EntityTorso_0/Dense_4/*", "*/EntityTorso_0/LayerNorm_4/*")
 _HNS = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant_cpu.py"))
 
 
@@ -30,4 +37,6 @@ def get_config():
   cfg = copy.deepcopy(_HNS["get_config"]())
   cfg["env"] = {"name": "HnsLockAndReturn"}
   cfg["agent"].update(total_env_steps=2_000_000)
+  # Used only with run.init_from (the fine-tuned arm): the paper's re-initialised layers.
+  cfg["run"]["init_fresh"] = list(PAPER_REINIT)
   return cfg

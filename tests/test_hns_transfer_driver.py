@@ -62,6 +62,10 @@ def test_train_commands_differ_only_in_the_warm_start(tmp_path):
   assert len(tuned) == len(scratch) + 2
   for want in ("env.name=HnsBlueprint", "run.max_minutes=7", "5000", "--no-progress"):
     assert want in scratch
+  # --carry-all: the fine-tuned arm also carries the config's run.init_fresh layers.
+  carry = ht.train_command("HnsBlueprint", "finetuned", 1, 5000, d, "/p@3", 7, carry_all=True)
+  assert [a for a in carry if a not in tuned] == ["run.init_fresh=[]"]
+  assert ht.train_command("HnsBlueprint", "scratch", 1, 5000, d, "/p@3", 7, carry_all=True) == scratch
   resume = ht.train_command("HnsBlueprint", "finetuned", 1, 5000, d, "/p", 7, resume=True)
   assert resume[-3:] == ["--resume", d, "--no-progress"]
 

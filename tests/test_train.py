@@ -129,6 +129,23 @@ def test_fetch_reach_learns_and_writes_run_directory(tmp_path):
     np.testing.assert_array_equal(x, y)
   with pytest.raises(ValueError, match="init_from.*no config.json"):
     experiment.warm_start(fresh, str(tmp_path / "nowhere"))
+  # run.init_fresh: the named layers keep the fresh state's draws (the paper's re-initialised final
+  # layers), every other array is the run's; a pattern matching nothing is refused by name.
+  redo, rec2 = experiment.warm_start(fresh, str(tmp_path), keep_fresh=["policy/*/Dense_1/*"])
+  assert rec2["reinitialised"] and all("Dense_1" in p for p in rec2["reinitialised"])
+  assert (
+    set(rec2["fresh"]) == set(rec2["reinitialised"]) and len(rec2["carried"]) == len(record["carried"]) - 2
+  )
+  for (p, x), y, z in zip(
+    jax.tree_util.tree_leaves_with_path(redo.params),
+    jax.tree.leaves(fresh.params),
+    jax.tree.leaves(warm.params),
+  ):
+    np.testing.assert_array_equal(
+      x, y if "Dense_1" in jax.tree_util.keystr(p) and "policy" in jax.tree_util.keystr(p) else z
+    )
+  with pytest.raises(ValueError, match=r"init_fresh.*Dense_7.*match no leaf"):
+    experiment.warm_start(fresh, str(tmp_path), keep_fresh=["*/Dense_7/*"])
 
 
 def test_build_takes_the_env_that_resolving_checked(monkeypatch):

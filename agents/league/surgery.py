@@ -42,6 +42,7 @@ part of the state outside the networks whose shape changed.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -661,32 +662,56 @@ def _opt_state(old, new, nets, new_params, path):
 
 
 # --- warm start across tasks ---------------------------------------------------------------------------
-def transplant(fresh, donor, path: str = "params"):
+def transplant(fresh, donor, path: str = "params", keep_fresh=()):
   """A new run's initial parameters warm-started from another run's: every leaf of `fresh` (the new
   network's initialised pytree) that `donor` (the trained one) holds at the same path with the same
-  shape and dtype is taken from the donor; the others keep their fresh draws. -> (tree, {"carried":
-  [leaf paths], "fresh": [leaf paths]}).
+  shape and dtype is taken from the donor; the others keep their fresh draws. `keep_fresh`: patterns
+  (fnmatch, on the leaf's path with '/' between keys, e.g. "policy/params/Dense_*") of leaves that keep
+  their fresh draws even where the donor has them (the hide-and-seek paper re-initialises the final
+  dense layer and layer norm before fine-tuning). -> (tree, {"carried": [leaf paths], "fresh": [leaf
+  paths], "reinitialised": [the fresh ones that `keep_fresh` chose]}).
 
   Not function-preserving like the surgery above: it is fine-tuning on another task, where the layers
   whose shapes follow the new task's observation or action (an input layer, a head) start fresh and the
   rest (the hide-and-seek transfer suite: the entity embeddings, the attention and the LSTM) carry over.
-  Raises ValueError naming the path if the two share no leaf (the donor is another kind of network)."""
+  Raises ValueError naming the path if the two share no leaf (the donor is another kind of network), or
+  naming a `keep_fresh` pattern that matches no leaf of `fresh` (a typo would otherwise carry everything)."""
   donor_leaves = dict(_leaves(donor, path))
-  carried, kept = [], []
+  patterns = [keep_fresh] if isinstance(keep_fresh, str) else list(keep_fresh)
+  used = set()
+  carried, kept, reinit = [], [], []
 
   def pick(p, x):
     name = path + jax.tree_util.keystr(p)
+    hits = [q for q in patterns if fnmatch.fnmatchcase(_slashed(p), q)]
+    used.update(hits)
     d = donor_leaves.get(name)
-    if d is not None and jnp.shape(d) == jnp.shape(x) and jnp.result_type(d) == jnp.result_type(x):
+    if hits:
+      reinit.append(name)
+    elif d is not None and jnp.shape(d) == jnp.shape(x) and jnp.result_type(d) == jnp.result_type(x):
       carried.append(name)
       return jnp.asarray(d)
     kept.append(name)
     return x
 
   out = jax.tree_util.tree_map_with_path(pick, fresh)
+  unused = [q for q in patterns if q not in used]
+  if unused:
+    raise ValueError(
+      f"{path}: keep_fresh pattern(s) {unused} match no leaf (paths look like {_slashed(_first_path(fresh))})"
+    )
   if not carried:
     raise ValueError(f"{path}: the donor shares no leaf (same path, shape and dtype) with the new network")
-  return out, {"carried": carried, "fresh": kept}
+  return out, {"carried": carried, "fresh": kept, "reinitialised": reinit}
+
+
+def _slashed(key_path) -> str:
+  """A pytree key path as "policy/params/Dense_0/kernel" (what `keep_fresh` patterns match)."""
+  return "/".join(str(getattr(k, "key", getattr(k, "name", getattr(k, "idx", k)))) for k in key_path)
+
+
+def _first_path(tree):
+  return jax.tree_util.tree_flatten_with_path(tree)[0][0][0]
 
 
 # --- helpers ------------------------------------------------------------------------------------------

@@ -533,3 +533,26 @@ def test_transplant_carries_the_leaves_that_match_by_path_and_shape():
   assert any("Dense_1" in p and "kernel" in p for p in record["carried"])
   with pytest.raises(ValueError, match="shares no leaf"):
     S.transplant(fresh, {"other": jnp.zeros(3)})
+
+
+def test_transplant_keep_fresh_redraws_the_named_layers_though_the_donor_has_them():
+  """The hide-and-seek paper's fine-tuning re-initialises chosen layers: `keep_fresh` patterns keep those
+  leaves' fresh draws although path and shape match; the rest carry over; a pattern matching nothing is an
+  error naming it (a typo must not silently carry everything)."""
+  k1, k2 = _keys(3, 2)
+  net = PolicyNet(action_size=2, hidden=(32, 32))
+  donor, fresh = net.init(k1, jnp.zeros((1, 10))), net.init(k2, jnp.zeros((1, 10)))
+  out, record = S.transplant(fresh, donor, keep_fresh=["*/Dense_1/*"])
+  paths = dict(S._leaves(out, "params"))  # pylint: disable=protected-access
+  donor_paths, fresh_paths = dict(S._leaves(donor, "params")), dict(S._leaves(fresh, "params"))
+  assert record["reinitialised"] and all("Dense_1" in p for p in record["reinitialised"])
+  assert len(record["reinitialised"]) == 2  # kernel and bias
+  assert set(record["reinitialised"]) <= set(record["fresh"])
+  assert not any("Dense_1" in p for p in record["carried"]) and record["carried"]
+  for p in record["reinitialised"]:
+    np.testing.assert_array_equal(paths[p], fresh_paths[p])
+    assert "bias" in p or not np.array_equal(paths[p], donor_paths[p])  # biases start at 0 in both
+  for p in record["carried"]:
+    np.testing.assert_array_equal(paths[p], donor_paths[p])
+  with pytest.raises(ValueError, match=r"Dense_9.*match no leaf"):
+    S.transplant(fresh, donor, keep_fresh=["*/Dense_1/*", "*/Dense_9/*"])

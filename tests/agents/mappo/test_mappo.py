@@ -4,6 +4,7 @@ the omniscient value function is not; frozen seekers give no gradient; train.py 
 
 import json
 import os
+import runpy
 
 import jax
 import jax.numpy as jnp
@@ -14,6 +15,8 @@ import train
 from agents import experiment
 from agents.common.networks import zero_carry
 from agents.mappo.entity_net import EntityPolicy, EntityValue
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 UPDATES_PER_CHUNK, CHUNKS = 2, 3
 TINY = {
@@ -206,16 +209,30 @@ def test_train_py_runs_logs_emergence_and_resumes_exactly(setup, tmp_path):
   assert all("pool/q_max" in r for r in prow)
   assert all(0 <= r["train/past_wins"] <= r["train/past_episodes"] for r in prow)
 
-  # Fine-tuning on a transfer task (run.init_from): every layer of the game's nets carries over, the
-  # task's own entities (Blueprint's sites) get fresh ones; the run trains and reports the task's success.
+  # Fine-tuning on a transfer task (run.init_from) with hns_transfer_cpu's run.init_fresh (the paper's
+  # re-initialised final dense layer and layer norm, in both nets): every other layer of the game's nets
+  # carries over, the task's own entities (Blueprint's sites) get fresh ones; the run trains and reports
+  # the task's success.
+  reinit = runpy.run_path(os.path.join(ROOT, "configs", "hns_transfer_cpu.py"))["PAPER_REINIT"]
   tcfg = experiment.set_dotted(
-    cfg, "env.name=HnsBlueprint", f"run.init_from={full}", "agent.total_env_steps=160", "run.eval_every=2"
+    cfg,
+    "env.name=HnsBlueprint",
+    f"run.init_from={full}",
+    f"run.init_fresh={list(reinit)!r}",
+    "agent.total_env_steps=160",
+    "run.eval_every=2",
   )
   warm = str(tmp_path / "warm")
   train.run(tcfg, "test", warm, progress=False)
   record = json.load(open(os.path.join(warm, "init_from.json")))
-  assert record["fresh"] and all("_sites" in p for p in record["fresh"]), record["fresh"]
-  for part in ("ResidualSelfAttention", "OptimizedLSTMCell", "Dense_4"):  # attention, memory, output
+  redrawn = set(record["reinitialised"])
+  assert {p for p in record["fresh"] if p not in redrawn} and all(
+    "_sites" in p for p in record["fresh"] if p not in redrawn
+  ), record["fresh"]
+  for net in ("policy", "value"):  # Dense_4 and LayerNorm_4, kernel/bias and scale/bias, in each net
+    assert sum(f"['{net}']" in p and ("Dense_4" in p or "LayerNorm_4" in p) for p in redrawn) == 4, redrawn
+  assert redrawn <= set(record["fresh"]) and not any("_4'" in p for p in record["carried"])
+  for part in ("ResidualSelfAttention", "OptimizedLSTMCell", "Dense_0"):  # attention, memory, heads
     assert any(part in p for p in record["carried"]), part
   row = _rows(warm)[-1]
   assert np.isfinite(row["eval/success_rate"]) and "train/success" in row and "train/hider_return" in row
