@@ -480,9 +480,9 @@ def transfer_figure(result: dict, path: str) -> None:
 
 
 def transfer(out: str) -> None:
-  """The hide-and-seek transfer suite run of 2026-11-26 (benchmarks/hns_transfer.py's summary)."""
+  """The hide-and-seek transfer suite run of 2026-12-03 (benchmarks/hns_transfer.py's summary)."""
   transfer_figure(
-    _json("hide-and-seek", "2026-11-26-transfer", "transfer.json"), os.path.join(out, "transfer.png")
+    _json("hide-and-seek", "2026-12-03-transfer", "transfer.json"), os.path.join(out, "transfer.png")
   )
 
 

@@ -27,7 +27,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "1 seed, 38k-179k steps (Shelter 102k): no success either arm, returns even (CPU, 2026-11-26)"
+MEASURED = "0.9-2.2M steps, 1-2 seeds: no success either arm, no transfer gain (CPU, 2026-12-03)"
 
 PAPER_REINIT = ("*/EntityTorso_0/Dense_4/*", "*/EntityTorso_0/LayerNorm_4/*")
 _HNS = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant_cpu.py"))
