@@ -652,22 +652,13 @@ def warm_start(ts, spec: str, algo=None, keep_fresh=()):
   draws all the same. With `algo` (the learner of `ts`), target networks (DDPG/SAC+HER's, MT-SAC's)
   start as copies of the carried parameters, not of the fresh draw. -> (ts, record) with record
   {"from", "checkpoint", "carried", "fresh", "reinitialised"}."""
-  if os.path.isfile(spec):  # a policy file of export_policy: its parameters and statistics, whole
-    out, record = _warm_start_from_policy_file(ts, spec)
-  else:
-    out, record = _warm_start_from_run(ts, spec)
-  record["reinitialised"] = []
-  if keep_fresh:
-    from agents.league import surgery  # pylint: disable=import-outside-toplevel
+  from agents.league import surgery  # pylint: disable=import-outside-toplevel
 
-    try:
-      params, kept = surgery.transplant(ts.params, out.params, keep_fresh=keep_fresh)
-    except ValueError as e:
-      raise ValueError(f"run.init_fresh={list(keep_fresh)!r}: {e}") from None
-    out = _placed_like(out.replace(params=params), ts)
-    record["carried"] = [p for p in record["carried"] if p not in kept["reinitialised"]]
-    record["fresh"] += kept["reinitialised"]
-    record["reinitialised"] = kept["reinitialised"]
+  surgery.check_patterns(ts.params, keep_fresh, f"run.init_fresh={list(keep_fresh)!r}:")
+  if os.path.isfile(spec):  # a policy file of export_policy: its parameters and statistics
+    out, record = _warm_start_from_policy_file(ts, spec, keep_fresh)
+  else:
+    out, record = _warm_start_from_run(ts, spec, keep_fresh)
   if algo is not None and getattr(out, "target", None) is not None and hasattr(algo, "target_params"):
     # Own buffers: the train step donates params and targets both.
     out = out.replace(
@@ -676,8 +667,9 @@ def warm_start(ts, spec: str, algo=None, keep_fresh=()):
   return out, record
 
 
-def _warm_start_from_run(ts, spec: str):
-  """`warm_start` from a run directory's checkpoint: the layers that match by path and shape."""
+def _warm_start_from_run(ts, spec: str, keep_fresh=()):
+  """`warm_start` from a run directory's checkpoint: the layers that match by path and shape, but
+  `keep_fresh`'s."""
   from agents.league import surgery  # pylint: disable=import-outside-toplevel
 
   run_dir, _, step = spec.partition("@")
@@ -687,21 +679,22 @@ def _warm_start_from_run(ts, spec: str):
     _, donor = restore_run(run_dir, int(step) if step else None)
   except FileNotFoundError as e:
     raise ValueError(f"run.init_from={spec!r}: {e}") from None
-  params, record = surgery.transplant(ts.params, donor.params)
+  params, record = surgery.transplant(ts.params, donor.params, keep_fresh=keep_fresh)
   out = ts.replace(params=params)
   if getattr(ts, "obs_norm", None) is not None and getattr(donor, "obs_norm", None) is not None:
     norm, norm_record = surgery.transplant(ts.obs_norm, donor.obs_norm, "obs_norm")
     out = out.replace(obs_norm=norm)
     for k in ("carried", "fresh"):
       record[k] += norm_record[k]
-  record.pop("reinitialised", None)
   return _placed_like(out, ts), {"from": run_dir, "checkpoint": int(step) if step else "latest", **record}
 
 
-def _warm_start_from_policy_file(ts, path: str):
+def _warm_start_from_policy_file(ts, path: str, keep_fresh=()):
   """`warm_start` from a file of `export_policy` (parameters and observation statistics, no optimiser or
-  target networks): the layers must be the run's own, every array is carried over."""
+  target networks): the layers must be the run's own; every array is carried over but `keep_fresh`'s."""
   from flax import serialization  # pylint: disable=import-outside-toplevel
+
+  from agents.league import surgery  # pylint: disable=import-outside-toplevel
 
   blob = _read_policy_file(path)
   if blob is None:
@@ -712,9 +705,9 @@ def _warm_start_from_policy_file(ts, path: str):
     jax.tree.map(lambda a, b: _same_shape(a, b, path), ts.params, params)
   except (ValueError, KeyError, TypeError) as e:
     raise ValueError(f"run.init_from={path!r}: its layers are not this run's ({e})") from None
-  leaves = ["params" + jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_leaves_with_path(params)]
+  params, record = surgery.transplant(ts.params, params, keep_fresh=keep_fresh)
   out = _placed_like(ts.replace(params=params, obs_norm=obs_norm), ts)
-  return out, {"from": path, "checkpoint": "policy file", "carried": leaves, "fresh": []}
+  return out, {"from": path, "checkpoint": "policy file", **record}
 
 
 def _read_policy_file(path: str) -> dict | None:

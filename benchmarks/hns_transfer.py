@@ -3,7 +3,8 @@ against training from scratch at the same env steps, and the object-counting pro
 
   python benchmarks/hns_transfer.py runs --pretrained RUN_DIR[@N] --root /work/runs/transfer \\
       --steps 300000 | --steps HnsLockAndReturn=300000 HnsBlueprint=90000 ... [--eval-every 5 | TASK=N ...] \\
-      [--tasks HnsBlueprint ...] [--seeds 0 1] [--max-minutes 9] [--parallel-arms] [--carry-all] [--arms scratch] --out DIR
+      [--tasks HnsBlueprint ...] [--seeds 0 1] [--max-minutes 9] [--parallel-arms] [--carry-all] \\
+      [--arms scratch] --out DIR
   python benchmarks/hns_transfer.py summary --root /work/runs/transfer --out DIR     # transfer.json, .png
   python benchmarks/hns_transfer.py counting --pretrained RUN_DIR[@N] --episodes 1024 --out DIR
 
@@ -12,10 +13,11 @@ against training from scratch at the same env steps, and the object-counting pro
 that match by name and shape carried over but the config's run.init_fresh, the paper's re-initialised
 final dense layer and layer norm: agents.experiment.warm_start; --carry-all carries those too), both for
 `--steps` env steps (agent.total_env_steps, per task if need be: the tasks' physics differ in cost;
-`--max-minutes` is a safety cap, so both arms are compared at the steps they share), one after the other, into ROOT/<task>-<scratch|finetuned>-s<seed> with a log beside each. A run
-that is already complete is skipped and an interrupted one resumed, so the command can be re-run. Then
-`summary`: every run's metrics.jsonl -> DIR/transfer.json (per task and arm: the evaluation curve, the
-final and best evaluation return and success, at the env steps both arms reached) and DIR/transfer.png
+`--max-minutes` is a safety cap, so both arms are compared at the steps they share), one after the
+other, into ROOT/<task>-<scratch|finetuned>-s<seed> with a log beside each. A run that is already
+complete is skipped and an interrupted one resumed, so the command can be re-run. Then `summary`: every
+run's metrics.jsonl -> DIR/transfer.json (per task and arm: the evaluation curve, the final and best
+evaluation return and success, at the env steps both arms reached) and DIR/transfer.png
 (benchmarks.plots.transfer_figure), with DIR/counting.json's accuracies when it is there.
 
 `counting` is the paper's object-counting protocol (appendix C.1): the policy's parameters frozen, a

@@ -678,15 +678,13 @@ def transplant(fresh, donor, path: str = "params", keep_fresh=()):
   naming a `keep_fresh` pattern that matches no leaf of `fresh` (a typo would otherwise carry everything)."""
   donor_leaves = dict(_leaves(donor, path))
   patterns = [keep_fresh] if isinstance(keep_fresh, str) else list(keep_fresh)
-  used = set()
+  check_patterns(fresh, patterns, f"{path}: keep_fresh")
   carried, kept, reinit = [], [], []
 
   def pick(p, x):
     name = path + jax.tree_util.keystr(p)
-    hits = [q for q in patterns if fnmatch.fnmatchcase(_slashed(p), q)]
-    used.update(hits)
     d = donor_leaves.get(name)
-    if hits:
+    if any(fnmatch.fnmatchcase(_slashed(p), q) for q in patterns):
       reinit.append(name)
     elif d is not None and jnp.shape(d) == jnp.shape(x) and jnp.result_type(d) == jnp.result_type(x):
       carried.append(name)
@@ -695,23 +693,23 @@ def transplant(fresh, donor, path: str = "params", keep_fresh=()):
     return x
 
   out = jax.tree_util.tree_map_with_path(pick, fresh)
-  unused = [q for q in patterns if q not in used]
-  if unused:
-    raise ValueError(
-      f"{path}: keep_fresh pattern(s) {unused} match no leaf (paths look like {_slashed(_first_path(fresh))})"
-    )
   if not carried:
     raise ValueError(f"{path}: the donor shares no leaf (same path, shape and dtype) with the new network")
   return out, {"carried": carried, "fresh": kept, "reinitialised": reinit}
 
 
+def check_patterns(tree, patterns, what: str) -> None:
+  """ValueError naming `what` and every pattern of `patterns` (fnmatch on "policy/params/Dense_0/kernel"
+  paths) that matches no leaf of `tree`: a typo in `keep_fresh` would otherwise carry everything."""
+  paths = [_slashed(p) for p, _ in jax.tree_util.tree_flatten_with_path(tree)[0]]
+  unused = [q for q in patterns if not any(fnmatch.fnmatchcase(p, q) for p in paths)]
+  if unused:
+    raise ValueError(f"{what} pattern(s) {unused} match no leaf (paths look like {paths[0]})")
+
+
 def _slashed(key_path) -> str:
   """A pytree key path as "policy/params/Dense_0/kernel" (what `keep_fresh` patterns match)."""
   return "/".join(str(getattr(k, "key", getattr(k, "name", getattr(k, "idx", k)))) for k in key_path)
-
-
-def _first_path(tree):
-  return jax.tree_util.tree_flatten_with_path(tree)[0][0][0]
 
 
 # --- helpers ------------------------------------------------------------------------------------------
