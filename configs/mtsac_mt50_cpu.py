@@ -5,7 +5,8 @@ batch; mtsac_mt50's 1,280 per update is 5x MT10's gradient samples per env step)
 settings 2026-11-28's run reached 0.33-0.34 from 1.2M to 1.95M env steps (2 h) and, resumed, 0.384-0.406
 on 10 episodes per task at 3.0-3.7M (BENCHMARKS.md, "MT50 on the arm's worlds"); the figures before it took
 1 world per task and batches of 1,280 (`--set env.envs_per_task=1 --set agent.num_envs=50 --set
-agent.updates_per_cycle=250 --set agent.batch_size=1280`): 0.26-0.27 to 2.2M.
+agent.updates_per_cycle=250 --set agent.batch_size=1280`): 0.26-0.27 to 2.2M. Evaluations take 2 episodes per
+task since 2026-12-03 (1 before: `--set run.num_eval_envs=50`).
 
 The figures of MEASURED and BENCHMARKS.md up to 2026-11-27 were taken on the free hand of the worlds
 before the arm (`mjx_envs/metaworld/sawyer.py`); `--set env.arm=false` reproduces those worlds.
@@ -27,5 +28,8 @@ def get_config():
   cfg["agent"].update(
     num_envs=100, updates_per_cycle=500, batch_size=256, buffer_size=1_000_000, total_env_steps=5_000_000
   )
-  cfg["run"].update(eval_every=10, num_eval_envs=50, max_minutes=60)
+  # 2 evaluation episodes per task, as the training batch: the evaluation then shares the batch's traced
+  # step (1 per task re-traced the 50 tasks' step code, 3.9 s of every start on an idle core; BENCHMARKS.md "MT50's
+  # evaluation shares the training batch's step").
+  cfg["run"].update(eval_every=10, num_eval_envs=100, max_minutes=60)
   return cfg

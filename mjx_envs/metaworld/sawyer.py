@@ -636,6 +636,11 @@ def start_ctx(d: mjx.Data, ctx: Mapping[str, jax.Array], ids: _Ids, hand_init_po
   }
 
 
+# Every key of a world's info: the reward's INFO_KEYS and what start_state adds (step_state writes them
+# all again). Wrappers add their own entries, which neither function reads.
+STATE_INFO_KEYS = INFO_KEYS + ("target", "rand_vec", "prev", "ctx", "diverged", "ever_success")
+
+
 def start_state(
   d: mjx.Data, ctx, target: jax.Array, cur: jax.Array, obs: jax.Array, rand_vec: jax.Array
 ) -> State:

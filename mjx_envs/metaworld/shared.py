@@ -53,6 +53,11 @@ placements' ops on constants ran eagerly, each its own small XLA program). Same 
 warm against 28.5 (MT10 11.1 against 13.3: MT50 / MT10 1.96 against 2.14), 157.7 s cold against 169.6
 (62.0 against 66.8). What is left per task: the rewards' and objects' code in the step, traced on every
 start, and the 50 tasks' fixed rand_vecs drawn op by op at construction.
+
+Evaluations (2026-12-03, BENCHMARKS.md "MT50's evaluation shares the training batch's step"): the jitted
+step takes the batch's own info entries only (`_OWN_INFO_KEYS`), so a batch stepped under other wrappers
+(an evaluation's, without AutoReset's entries) reuses its trace: with `mtsac_mt50_cpu`'s evaluation batch
+now the training batch's size, its evaluation's trace fell from 7.5-8.6 s to 0.15 s (loaded core).
 """
 
 from __future__ import annotations
@@ -70,6 +75,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax._src import config as jax_config
+
+# The entries of a batch's info that its step reads (`SharedMultiTask.step`).
+_OWN_INFO_KEYS = sawyer.STATE_INFO_KEYS + ("task_id",)
 
 # Each task env's context layout, read once per env object (envs are immutable).
 _CTX_LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -464,7 +472,14 @@ class SharedMultiTask(Env):
 
   def step(self, state: State, action: jax.Array) -> State:
     self.check_action(action)
-    return self._step_traced(state, action)
+    # The jitted step gets the batch's own entries only: its output holds no others either way, and
+    # wrappers' entries (AutoReset's in training, none in an evaluation) would make each wrapper stack
+    # trace the 50 tasks' step code again (MT50: ~3.7 s of every evaluation's first trace).
+    missing = [k for k in _OWN_INFO_KEYS if k not in state.info]
+    if missing:
+      raise ValueError(f"SharedMultiTask.step: the state's info lacks {missing}: not a state of this batch")
+    own = {k: state.info[k] for k in _OWN_INFO_KEYS}
+    return self._step_traced(state.replace(info=own, metrics={}), action)
 
   def _step(self, state: State, action: jax.Array) -> State:
     d0 = state.pipeline_state

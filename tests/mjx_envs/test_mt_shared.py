@@ -4,7 +4,7 @@ the meta-learning batch built on it (`meta.SharedMetaLearning`, RL² trials) aga
 
 import mjx_envs
 from mjx_envs import wrappers
-from mjx_envs.metaworld import meta, sawyer
+from mjx_envs.metaworld import meta, sawyer, shared
 from mjx_envs.metaworld.multitask import MultiTask
 from mjx_envs.metaworld.shared import SharedMultiTask
 
@@ -195,7 +195,15 @@ def test_reset_and_step_are_traced_once_per_shape(monkeypatch):
   a = jax.ShapeDtypeStruct((mt.num_envs, 4), jnp.float32)
   jax.eval_shape(mt.step, s, a)
   jax.eval_shape(mt.step, s, a)
+  assert set(s.info) == set(shared._OWN_INFO_KEYS)  # pylint: disable=protected-access
+  # Wrappers' entries (AutoReset's in training, EpisodeStats' metrics, none in an evaluation) do not
+  # make the step trace again: MT50's evaluation re-traced the 50 tasks' step code for them.
+  extra = s.replace(info={**s.info, "final_obs": s.obs}, metrics={**s.metrics, "episode_return": s.reward})
+  out = jax.eval_shape(mt.step, extra, a)
   assert calls == {"reset": 1, "step": 1}
+  assert jax.tree.structure(out) == jax.tree.structure(jax.eval_shape(mt.step, s, a))
+  with pytest.raises(ValueError, match=r"lacks \['target'\]"):
+    mt.step(s.replace(info={k: v for k, v in s.info.items() if k != "target"}), a)
   bigger = mt.resized(N + 1)
   assert all(a is b for a, b in zip(bigger._ctx, mt._ctx))  # pylint: disable=protected-access
   for t, layout in zip(mt.tasks, mt._ctx):  # pylint: disable=protected-access
