@@ -29,7 +29,7 @@ def get_config():
     num_envs=100, updates_per_cycle=500, batch_size=256, buffer_size=1_000_000, total_env_steps=5_000_000
   )
   # 2 evaluation episodes per task, as the training batch: the evaluation then shares the batch's traced
-  # step (1 per task re-traced the 50 tasks' step code, 3.9 s of every start on an idle core; BENCHMARKS.md "MT50's
-  # evaluation shares the training batch's step").
+  # step (1 per task re-traced the 50 tasks' step code, 3.9 s of every start on an idle core;
+  # BENCHMARKS.md "MT50's evaluation shares the training batch's step").
   cfg["run"].update(eval_every=10, num_eval_envs=100, max_minutes=60)
   return cfg
