@@ -10,7 +10,7 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "not trained yet (2026-12-04)"
+MEASURED = "eval success 0.05 at 205k env steps beside BlockRotateZ (one H200, MJX, 2026-12-04)"
 
 _BLOCK = runpy.run_path(os.path.join(os.path.dirname(__file__), "ddpg_her_hand_block_rotate_z_gpu.py"))
 
