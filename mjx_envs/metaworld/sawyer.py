@@ -79,6 +79,7 @@ and BENCHMARKS.md, "Meta-World"):
 
 from __future__ import annotations
 
+from mjx_envs import tables
 from mjx_envs.core import ConfigError, MjxEnv, State, camera_xml, check_impl, sanitize_action
 
 import dataclasses
@@ -452,9 +453,16 @@ class SawyerEnv(MjxEnv):
     n = int(cfg["fixed_rand_vecs"])
     self.fixed_rand_vecs = None
     if n:
-      self.fixed_rand_vecs = np.asarray(
-        jax.vmap(self.sample_rand_vec)(jax.random.split(jax.random.PRNGKey(int(cfg["rand_vec_seed"])), n))
-      )
+      # Drawn by an eager vmap (~50 ms a task): kept on disk for the next start (`tables`; MT50's 50 tasks
+      # 2.5 s of its build).
+      draw = lambda: {
+        "v": jax.vmap(self.sample_rand_vec)(
+          jax.random.split(jax.random.PRNGKey(int(cfg["rand_vec_seed"])), n)
+        )
+      }
+      self.fixed_rand_vecs = tables.cached(
+        "metaworld-fixed-rand-vecs", (task.name, sorted(cfg.items())), draw
+      )["v"]
 
   # -- construction ---------------------------------------------------------------------------------
 

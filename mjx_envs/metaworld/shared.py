@@ -58,16 +58,23 @@ Evaluations (2026-12-03, BENCHMARKS.md "MT50's evaluation shares the training ba
 step takes the batch's own info entries only (`_OWN_INFO_KEYS`), so a batch stepped under other wrappers
 (an evaluation's, without AutoReset's entries) reuses its trace: with `mtsac_mt50_cpu`'s evaluation batch
 now the training batch's size, its evaluation's trace fell from 7.5-8.6 s to 0.15 s (loaded core).
+
+Tables on disk (2026-12-04, BENCHMARKS.md "MT50's constant tables on disk"): each task's fixed rand_vecs,
+its context layout and the placement tables are kept beside the compilation cache (`mjx_envs.tables`) and
+read back by the next process, bit for bit: MT50's build 6.7 s -> 1.9 s with a warm cache. What is left
+per task on a warm start: the rewards' and objects' trace (step ~1.1 s, against MT10's 0.2), and the
+larger program's lowering and cache load (train chunk 47k HLO ops against 17k: 3.1 s against 0.9).
 """
 
 from __future__ import annotations
 
-from mjx_envs import cphysics
+from mjx_envs import cphysics, tables
 from mjx_envs.core import ConfigError, Env, State
 from mjx_envs.metaworld import sawyer
 
 import contextlib
 import dataclasses
+import json
 import weakref
 from collections.abc import Sequence
 
@@ -92,7 +99,13 @@ def _ctx_layout(task: sawyer.SawyerEnv) -> tuple:
     d, placed = task.placed(task.make_data(), rand_vec)
     return sawyer.start_ctx(d, placed, task.ids, task.hand_init_pos)
 
-  return _flat_layout(jax.eval_shape(ctx, jax.ShapeDtypeStruct(task.rand_low.shape, jnp.float32)))
+  def compute():
+    layout = _flat_layout(jax.eval_shape(ctx, jax.ShapeDtypeStruct(task.rand_low.shape, jnp.float32)))
+    return {"layout": np.asarray(json.dumps(layout))}
+
+  # On disk for the next start (`tables`): MT50's 50 traces are ~0.5 s of its build.
+  out = tables.cached("metaworld-ctx-layout", (task.name, sorted(task.config.items())), compute)
+  return tuple((k, tuple(shape)) for k, shape in json.loads(str(out["layout"])))
 
 
 def _flat_layout(ctx) -> tuple:
@@ -159,9 +172,25 @@ def _placements(tasks, layouts, templates, fixed, slices) -> list[_Placed]:
         out.append(({f: getattr(d, f) for f in slices}, flat, ctx["target_pos"]))
       return out
 
-    tables = _run_now(place_all, templates, fixed)
-    for i, (w, c, g) in zip(todo, tables):
-      entry = _Placed(jax.tree.map(np.asarray, w), np.asarray(c), np.asarray(g))
+    def compute():
+      out = {}
+      for j, (w, c, g) in enumerate(_run_now(place_all, templates, fixed)):
+        out.update({f"{j}|w|{f}": v for f, v in w.items()})
+        out.update({f"{j}|ctx": c, f"{j}|target": g})
+      return out
+
+    # On disk for the next start (`tables`): the program's trace is ~2 s of MT50's build. Its inputs are
+    # the tasks (code and config) and the arrays below.
+    key = (
+      [(tasks[i].name, sorted(tasks[i].config.items())) for i in todo],
+      sig,
+      [layouts[i] for i in todo],
+      tables.digest(fixed, *jax.tree.leaves(templates)),
+    )
+    out = tables.cached("metaworld-placements", key, compute)
+    for j, i in enumerate(todo):
+      written = {f: out[f"{j}|w|{f}"] for f in slices}
+      entry = _Placed(written, out[f"{j}|ctx"], out[f"{j}|target"])
       _PLACEMENTS.setdefault(tasks[i], {})[sig] = entry
   return [_PLACEMENTS[t][sig] for t in tasks]
 

@@ -215,19 +215,27 @@ def test_reset_and_step_are_traced_once_per_shape(monkeypatch):
     mt.reset(jnp.zeros((3, 2), jnp.uint32))
 
 
-def test_fixed_resets_read_their_placements_from_tables(monkeypatch):
+def test_fixed_resets_read_their_placements_from_tables(monkeypatch, tmp_path):
   """With fixed rand_vecs (the benchmarks' protocol) a reset's placement depends on (task, index) alone:
   each task's placements are computed once when the batch is built, a reset's program holds no task's
   placement code, and a resized batch of the same tasks reuses the tables. (That the states are the same
-  bit for bit is `test_shared_batch_equals_multitask_bit_for_bit[fixed50]`.)"""
-  placed = []
-  original = sawyer.SawyerEnv.placed
+  bit for bit is `test_shared_batch_equals_multitask_bit_for_bit[fixed50]`.) The next build of the same
+  tasks, as a new process's, reads the fixed rand_vecs, the context layouts and the tables from disk
+  (`mjx_envs.tables`): nothing drawn, traced or placed, and the same arrays bit for bit."""
+  monkeypatch.setenv("MJX_TABLE_CACHE", str(tmp_path))  # empty: this build computes every table
+  placed, drawn_vecs, layouts = [], [], []
+  for cls, name, log in (
+    (sawyer.SawyerEnv, "placed", placed),
+    (sawyer.SawyerEnv, "sample_rand_vec", drawn_vecs),
+    (shared, "_flat_layout", layouts),
+  ):
+    original = getattr(cls, name)
 
-  def counted(self, *args):
-    placed.append(self.task.name)
-    return original(self, *args)
+    def counted(*args, original=original, log=log, **kw):
+      log.append(1)
+      return original(*args, **kw)
 
-  monkeypatch.setattr(sawyer.SawyerEnv, "placed", counted)
+    monkeypatch.setattr(cls, name, counted)
   key = jax.random.PRNGKey(0)
   fixed = mjx_envs.make("MT", tasks=TASKS[:2], impl="c", envs_per_task=N, fixed_rand_vecs=5)
   assert fixed._placed["ctx"].shape[:2] == (2, 5)  # pylint: disable=protected-access
@@ -237,6 +245,15 @@ def test_fixed_resets_read_their_placements_from_tables(monkeypatch):
   bigger = fixed.resized(N + 1)
   jax.eval_shape(bigger.reset, key)
   assert len(placed) == built  # neither reset nor the resized batch's build traced a placement
+  assert drawn_vecs and layouts
+  counts = len(placed), len(drawn_vecs), len(layouts)
+  again = mjx_envs.make("MT", tasks=TASKS[:2], impl="c", envs_per_task=N, fixed_rand_vecs=5)
+  assert (len(placed), len(drawn_vecs), len(layouts)) == counts  # all read from tmp_path
+  assert again.tasks[0] is not fixed.tasks[0]  # new task envs: no in-process cache served them
+  for a, b in ((fixed._fixed, again._fixed), (fixed._placed, again._placed), (fixed._ctx, again._ctx)):  # pylint: disable=protected-access
+    assert jax.tree.structure(a) == jax.tree.structure(b)
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
+      assert np.asarray(x).dtype == np.asarray(y).dtype and np.array_equal(x, y)
   drawn = mjx_envs.make("MT", tasks=TASKS[:2], impl="c", envs_per_task=N)  # fresh draws: placed per reset
   before = len(placed)
   jax.eval_shape(drawn.reset, key)
