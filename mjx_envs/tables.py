@@ -55,7 +55,9 @@ def source_digest() -> str:
   return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
 def _version(dist: str) -> str:
+  # Cached: importlib.metadata parses the package's METADATA on each call (MT50's 101 tables: 0.9 s).
   try:
     return importlib.metadata.version(dist)
   except importlib.metadata.PackageNotFoundError:
