@@ -55,7 +55,7 @@ def source_digest() -> str:
   return h.hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _version(dist: str) -> str:
   # Cached: importlib.metadata parses the package's METADATA on each call (MT50's 101 tables: 0.9 s).
   try:
