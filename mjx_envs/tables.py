@@ -115,14 +115,15 @@ def _read(path: str) -> dict[str, np.ndarray] | None:
 def _write(path: str, arrays: Mapping[str, np.ndarray]) -> None:
   buf = io.BytesIO()
   np.savez(buf, **arrays)
-  os.makedirs(os.path.dirname(path), exist_ok=True)
-  fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+  tmp = None
   try:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
     with os.fdopen(fd, "wb") as f:
       f.write(buf.getvalue())
     os.replace(tmp, path)
   except OSError:  # a read-only or full disk costs the next start the computation, nothing else
-    if os.path.exists(tmp):
+    if tmp is not None and os.path.exists(tmp):
       os.remove(tmp)
 
 

@@ -79,3 +79,13 @@ def test_off_or_without_a_compilation_cache_every_call_computes(monkeypatch, tmp
   assert tables.directory() is None
   monkeypatch.setattr(tables, "_compilation_cache_dir", lambda: str(tmp_path))
   assert tables.directory() == os.path.join(str(tmp_path), tables.SUBDIR)
+
+
+def test_a_folder_that_cannot_be_written_only_costs_the_computation(monkeypatch, tmp_path):
+  blocker = tmp_path / "a file"
+  blocker.write_text("")
+  monkeypatch.setenv("MJX_TABLE_CACHE", str(blocker / "tables"))  # a folder under a file: not creatable
+  compute = Counter({"a": np.arange(3)})
+  for _ in range(2):
+    assert np.array_equal(tables.cached("t", "k", compute)["a"], np.arange(3))
+  assert compute.calls == 2
