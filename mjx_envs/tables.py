@@ -7,7 +7,7 @@ placement tables of those vectors (one program; tracing the 50 tasks' placement 
 the env's 7.1 s, which MT10 pays a fifth of. The persistent compilation cache keeps a program, but its
 trace still runs; this module keeps the program's output instead.
 
-    out = tables.cached("metaworld-rand-vecs", (task, config), lambda: {"v": np.asarray(...)})
+    out = tables.cached("metaworld-fixed-rand-vecs", (task_name, sorted(config.items())), lambda: {"v": ...})
 
 Where: `<jax_compilation_cache_dir>/mjx_envs_tables/<sha256>.npz`, and only while JAX's persistent cache is
 on (`train.py` and the tests turn it on; a program that never sets it computes every table, as before).
@@ -19,7 +19,10 @@ versions of jax, jaxlib and mujoco, and JAX's default backend. A computation tha
 else (an input array) must put it in its key (`digest`).
 
 Safety: an entry is written whole or not at all (a temporary file, then `os.replace`, so processes that
-race write the same bytes in turn); an entry that cannot be read is computed again and rewritten. Values are numpy arrays only (no pickles).
+race write the same bytes in turn); an entry that cannot be read is computed again and rewritten; a
+folder that cannot be written costs the computation only. Values are numpy arrays only (no pickles).
+Entries of older sources are left in place (a few MB per edit of the package for MT50): deleting the
+folder clears them.
 """
 
 from __future__ import annotations

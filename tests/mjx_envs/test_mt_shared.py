@@ -250,7 +250,8 @@ def test_fixed_resets_read_their_placements_from_tables(monkeypatch, tmp_path):
   again = mjx_envs.make("MT", tasks=TASKS[:2], impl="c", envs_per_task=N, fixed_rand_vecs=5)
   assert (len(placed), len(drawn_vecs), len(layouts)) == counts  # all read from tmp_path
   assert again.tasks[0] is not fixed.tasks[0]  # new task envs: no in-process cache served them
-  for a, b in ((fixed._fixed, again._fixed), (fixed._placed, again._placed), (fixed._ctx, again._ctx)):  # pylint: disable=protected-access
+  pairs = [(getattr(fixed, k), getattr(again, k)) for k in ("_fixed", "_placed", "_ctx")]
+  for a, b in pairs:
     assert jax.tree.structure(a) == jax.tree.structure(b)
     for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)):
       assert np.asarray(x).dtype == np.asarray(y).dtype and np.array_equal(x, y)
