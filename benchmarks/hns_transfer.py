@@ -4,7 +4,7 @@ against training from scratch at the same env steps, and the object-counting pro
   python benchmarks/hns_transfer.py runs --pretrained RUN_DIR[@N] --root /work/runs/transfer \\
       --steps 300000 | --steps HnsLockAndReturn=300000 HnsBlueprint=90000 ... [--eval-every 5 | TASK=N ...] \\
       [--tasks HnsBlueprint ...] [--seeds 0 1] [--max-minutes 9] [--parallel-arms] [--carry-all] \\
-      [--arms scratch] --out DIR
+      [--arms scratch] [--set agent.learning_rate=3e-4 ...] --out DIR
   python benchmarks/hns_transfer.py summary --root /work/runs/transfer --out DIR     # transfer.json, .png
   python benchmarks/hns_transfer.py counting --pretrained RUN_DIR[@N] --episodes 1024 --out DIR
 
@@ -19,6 +19,11 @@ complete is skipped and an interrupted one resumed, so the command can be re-run
 run's metrics.jsonl -> DIR/transfer.json (per task and arm: the evaluation curve, the final and best
 evaluation return and success, at the env steps both arms reached) and DIR/transfer.png
 (benchmarks.plots.transfer_figure), with DIR/counting.json's accuracies when it is there.
+
+Both arms take the pretrained run's network sizes (`NETWORK_KEYS`, read from its config.json), so that a
+run of `hns_quadrant` (the paper's network, e.g. a GPU's) warm-starts the same network the scratch arm
+trains; a `hns_quadrant_cpu` run gives the config's own sizes. `--set KEY=VALUE` adds any other override
+to both arms.
 
 `counting` is the paper's object-counting protocol (appendix C.1): the policy's parameters frozen, a
 classification head (layer norm, dense 64, 7 classes: how many of the 6 boxes went left) trained on the
@@ -73,6 +78,8 @@ PAPER = {
   "HnsObjectCounting": "pretrained slightly worse than count-based pretraining",
 }
 SWEEP_FILES = ("config.json", "metrics.jsonl", "init_from.json")  # what a results folder keeps of a run
+# The entity network's sizes: both arms take the pretrained run's (module docstring).
+NETWORK_KEYS = ("embed", "heads", "head_dim", "dense", "lstm_size")
 
 
 # --- the RL runs ---------------------------------------------------------------------------------
@@ -80,17 +87,38 @@ def run_name(task: str, arm: str, seed: int) -> str:
   return f"{task}-{arm}-s{seed}"
 
 
+def network_sets(pretrained: str) -> list[str]:
+  """["agent.embed=128", ...]: the network sizes (NETWORK_KEYS) of the run RUN_DIR[@N] names, from its
+  config.json; [] where it has none (an exported policy file: the config's sizes)."""
+  path = os.path.join(pretrained.split("@")[0], "config.json")
+  if not os.path.exists(path):
+    return []
+  agent = json.load(open(path)).get("agent", {})
+  return [f"agent.{k}={agent[k]}" for k in NETWORK_KEYS if k in agent]
+
+
 def train_command(
-  task, arm, seed, steps, run_dir, pretrained, max_minutes, resume=False, eval_every=None, carry_all=False
+  task,
+  arm,
+  seed,
+  steps,
+  run_dir,
+  pretrained,
+  max_minutes,
+  resume=False,
+  eval_every=None,
+  carry_all=False,
+  extra_sets=(),
 ):
   """The train.py command line of one run (a list for subprocess). The fine-tuned arm re-draws the
   config's run.init_fresh layers (the paper's final dense layer and layer norm); carry_all: it carries
-  them too (the protocol of the 2026-11-26 runs)."""
+  them too (the protocol of the 2026-11-26 runs). extra_sets: KEY=VALUE overrides of both arms (the
+  pretrained run's network_sets, the caller's --set)."""
   cmd = [sys.executable, os.path.join(ROOT, "train.py")]
   if resume:
     return cmd + ["--resume", run_dir, "--no-progress"]
   cmd += ["--config", CONFIG, "--out", run_dir, "--no-progress", "--seed", str(seed), "--steps", str(steps)]
-  sets = [f"env.name={task}", "run.count_flops=False", "run.keep_checkpoints=2"]
+  sets = [f"env.name={task}", "run.count_flops=False", "run.keep_checkpoints=2", *extra_sets]
   if max_minutes:
     sets.append(f"run.max_minutes={max_minutes}")
   if eval_every:
@@ -132,11 +160,14 @@ def run_all(
   parallel_arms=False,
   carry_all=False,
   arms=ARMS,
+  extra_sets=(),
 ):
   """Trains every (task, arm, seed) not yet complete, one after the other (module docstring). steps and
   eval_every: {task: value} (eval_every None: the config's). parallel_arms: a task's two arms run at the
-  same time (their compiles overlap, and both train under the same load on a shared machine)."""
+  same time (their compiles overlap, and both train under the same load on a shared machine).
+  extra_sets: KEY=VALUE overrides of both arms, after the pretrained run's network sizes."""
   os.makedirs(root, exist_ok=True)
+  sets = [*network_sets(pretrained), *extra_sets]
   eval_every = eval_every or {}
   for seed in seeds:
     for task in tasks:
@@ -159,6 +190,7 @@ def run_all(
           resume,
           eval_every.get(task),
           carry_all,
+          sets,
         )
         print(f"{time.strftime('%H:%M:%S')} {' '.join(cmd[1:])}", flush=True)
         with open(run_dir + ".log", "a") as log:
@@ -486,6 +518,9 @@ def main(argv=None):
   r.add_argument(
     "--carry-all", action="store_true", help="fine-tuned: carry the paper's re-initialised layers too"
   )
+  r.add_argument(
+    "--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="an override of both arms"
+  )
   r.add_argument("--out", help="the summary's folder (default ROOT)")
   s = sub.add_parser("summary")
   s.add_argument("--root", required=True)
@@ -515,6 +550,7 @@ def main(argv=None):
       a.parallel_arms,
       a.carry_all,
       a.arms,
+      a.sets,
     )
   result = summary(a.root, a.out or a.root)
   print(table(result))

@@ -9,9 +9,7 @@ on a cluster; its fort building took ~25 M episodes (2 billion world steps).
 """
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = (
-  "11.4k world steps/s; seekers' return -28 to -12.1 in 3.3M world steps in 4.7 min (H100, 2026-11-27)"
-)
+MEASURED = "12.0k world steps/s; seekers' return -30 to -2.1 in 4.9M world steps, 8 min (H200, 2026-12-04)"
 
 
 def get_config():

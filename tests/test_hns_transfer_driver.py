@@ -121,3 +121,26 @@ def test_per_task_values():
     ht.per_task(["HnsShelter=7"], tasks)
   with pytest.raises(SystemExit, match="HnsLock"):
     ht.per_task(["HnsLock=7", "1"], tasks)
+
+
+def test_both_arms_take_the_pretrained_runs_network(tmp_path):
+  # A run of the paper's network (hns_quadrant, e.g. from a GPU) warm-starts that network, and the scratch
+  # arm trains the same one: hns_transfer_cpu's own sizes would not take its layers.
+  pre = tmp_path / "pre"
+  pre.mkdir()
+  agent = {"embed": 128, "heads": 4, "head_dim": 32, "dense": 256, "lstm_size": 256, "learning_rate": 3e-4}
+  (pre / "config.json").write_text(json.dumps({"agent": agent}))
+  sets = ht.network_sets(f"{pre}@4")
+  assert sets == [
+    "agent.embed=128",
+    "agent.heads=4",
+    "agent.head_dim=32",
+    "agent.dense=256",
+    "agent.lstm_size=256",
+  ]
+  assert ht.network_sets(str(tmp_path / "policy.msgpack")) == []  # an exported policy: the config's sizes
+  d = str(tmp_path / "r")
+  extra = [*sets, "agent.learning_rate=5e-4"]
+  for arm in ht.ARMS:
+    cmd = ht.train_command("HnsSequentialLock", arm, 0, 5000, d, f"{pre}@4", 7, extra_sets=extra)
+    assert [cmd[i + 1] for i, a in enumerate(cmd) if a == "--set" and cmd[i + 1] in extra] == extra
