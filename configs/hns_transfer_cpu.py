@@ -27,7 +27,9 @@ import os
 import runpy
 
 # For `train.py --list`: the measured figure, its device and date (BENCHMARKS.md has the run).
-MEASURED = "no success to 2.7M steps; warm-started from an H200 run: ahead on 2 tasks, 3 seeds (CPU, 2026-12-04)"
+MEASURED = (
+  "no success to 2.7M steps; warm-started from an H200 run: ahead on 2 tasks, 3 seeds (CPU, 2026-12-04)"
+)
 
 PAPER_REINIT = ("*/EntityTorso_0/Dense_4/*", "*/EntityTorso_0/LayerNorm_4/*")
 _HNS = runpy.run_path(os.path.join(os.path.dirname(__file__), "hns_quadrant_cpu.py"))
