@@ -20,7 +20,7 @@ run's metrics.jsonl -> DIR/transfer.json (per task and arm: the evaluation curve
 evaluation return and success, at the env steps both arms reached) and DIR/transfer.png
 (benchmarks.plots.transfer_figure), with DIR/counting.json's accuracies when it is there.
 
-Both arms take the pretrained run's network sizes (`NETWORK_KEYS`, read from its config.json), so that a
+Both arms take the pretrained checkpoint's network sizes (`NETWORK_KEYS`, from its run's config), so that a
 run of `hns_quadrant` (the paper's network, e.g. a GPU's) warm-starts the same network the scratch arm
 trains; a `hns_quadrant_cpu` run gives the config's own sizes. `--set KEY=VALUE` adds any other override
 to both arms.
@@ -88,12 +88,15 @@ def run_name(task: str, arm: str, seed: int) -> str:
 
 
 def network_sets(pretrained: str) -> list[str]:
-  """["agent.embed=128", ...]: the network sizes (NETWORK_KEYS) of the run RUN_DIR[@N] names, from its
-  config.json; [] where it has none (an exported policy file: the config's sizes)."""
-  path = os.path.join(pretrained.split("@")[0], "config.json")
-  if not os.path.exists(path):
+  """["agent.embed=128", ...]: the network sizes (NETWORK_KEYS) that checkpoint N of RUN_DIR (RUN_DIR[@N],
+  as run.init_from reads it; no N: the latest) was trained with (`experiment.checkpoint_config`: a later
+  `--resume --set` is undone); [] for an exported policy file (it carries no config: the config's sizes)."""
+  run_dir, _, step = pretrained.partition("@")
+  if os.path.isfile(run_dir):
     return []
-  agent = json.load(open(path)).get("agent", {})
+  if step and not step.isdigit():
+    raise SystemExit(f"error: --pretrained {pretrained!r}: after '@' comes a checkpoint number, got {step!r}")
+  agent = experiment.checkpoint_config(run_dir, int(step) if step else None)["agent"]
   return [f"agent.{k}={agent[k]}" for k in NETWORK_KEYS if k in agent]
 
 

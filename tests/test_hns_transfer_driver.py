@@ -6,6 +6,7 @@ import mjx_envs
 
 import json
 import os
+import runpy
 
 import jax
 import numpy as np
@@ -126,19 +127,24 @@ def test_per_task_values():
 def test_both_arms_take_the_pretrained_runs_network(tmp_path):
   # A run of the paper's network (hns_quadrant, e.g. from a GPU) warm-starts that network, and the scratch
   # arm trains the same one: hns_transfer_cpu's own sizes would not take its layers.
+  cfg = runpy.run_path(os.path.join(ht.ROOT, "configs", "hns_quadrant.py"))["get_config"]()
+  cfg["agent"]["lstm_size"] = 512  # resumed at chunk 5 with a wider LSTM: checkpoints before it had 256
   pre = tmp_path / "pre"
   pre.mkdir()
-  agent = {"embed": 128, "heads": 4, "head_dim": 32, "dense": 256, "lstm_size": 256, "learning_rate": 3e-4}
-  (pre / "config.json").write_text(json.dumps({"agent": agent}))
+  (pre / "config.json").write_text(json.dumps(cfg))
+  change = {"env_steps": 5, "chunks": 5, "changed": {"agent.lstm_size": [256, 512]}}
+  (pre / "changes.jsonl").write_text(json.dumps(change) + "\n")
   sets = ht.network_sets(f"{pre}@4")
-  assert sets == [
-    "agent.embed=128",
-    "agent.heads=4",
-    "agent.head_dim=32",
-    "agent.dense=256",
-    "agent.lstm_size=256",
-  ]
-  assert ht.network_sets(str(tmp_path / "policy.msgpack")) == []  # an exported policy: the config's sizes
+  paper = ["agent.embed=128", "agent.heads=4", "agent.head_dim=32", "agent.dense=256"]
+  assert sets == [*paper, "agent.lstm_size=256"]
+  assert ht.network_sets(str(pre)) == [*paper, "agent.lstm_size=512"]  # the latest checkpoint's
+  policy = tmp_path / "policy.msgpack"
+  policy.write_bytes(b"")
+  assert ht.network_sets(str(policy)) == []  # an exported policy: the config's sizes
+  with pytest.raises(SystemExit, match="checkpoint number"):
+    ht.network_sets(f"{pre}@last")
+  with pytest.raises(FileNotFoundError, match="no config.json"):
+    ht.network_sets(str(tmp_path / "typo"))
   d = str(tmp_path / "r")
   extra = [*sets, "agent.learning_rate=5e-4"]
   for arm in ht.ARMS:
