@@ -8,6 +8,7 @@
   python train.py --resume runs/DIR --steps 8e6   # extend a run to 8M env steps (kept in its config.json)
   python train.py --resume runs/DIR --set agent.hidden=(128,128)   # surgery: a new architecture, same skill
   python train.py --video                  # also render one episode of the trained policy to video.mp4
+  python train.py --video-of runs/DIR@4    # just render checkpoint 4's policy to runs/DIR/video-4.mp4
   python train.py --set 'run.changes=[[5e5, "agent.ent_coef=0.01"]]'   # a change at 500k env steps
 
 The run directory holds config.json, metrics.jsonl (one line per evaluation), TensorBoard events,
@@ -116,6 +117,12 @@ def parse_args(argv=None):
     action="store_true",
     help="after training, render one deterministic episode to RUN_DIR/video.mp4 (self-play: "
     "Bob on the first holdout task); with --resume of a finished run, just the video",
+  )
+  p.add_argument(
+    "--video-of",
+    metavar="RUN_DIR[@N]",
+    help="render one deterministic episode of a run's checkpoint N (default its latest; N as named in "
+    "RUN_DIR/checkpoints) to RUN_DIR/video-N.mp4 (or --out FILE) and exit: no training",
   )
   p.add_argument(
     "--devices",
@@ -847,6 +854,49 @@ def setup_devices(args) -> int:
   return sharding.set_cpu_devices(requested)
 
 
+def video_of_checkpoint(
+  spec: str, out: str | None = None, seed: int = 0, overrides=(), width: int = 480, height: int = 360
+) -> str:
+  """`--video-of RUN_DIR[@N]`: one deterministic episode of checkpoint N's policy (`record_video`, as
+  `--video` renders the final one) -> the video's path (RUN_DIR/video-N.mp4 unless `out`). `overrides`
+  ('section.key=value', `--set`): settings the parameters' shapes do not depend on."""
+  try:
+    run_dir, step = experiment.checkpoint_spec(spec, "--video-of")
+  except ValueError as e:
+    raise SystemExit(f"error: {e}") from None
+  if not os.path.isdir(os.path.join(run_dir, "checkpoints")):
+    raise SystemExit(f"error: --video-of {spec!r}: {run_dir} has no checkpoints")
+  ckpt = Checkpointer(run_dir, max_to_keep=None)
+  try:
+    kept = ckpt.steps()
+    step = kept[-1] if step is None and kept else step
+    if step not in kept:
+      raise SystemExit(f"error: --video-of {spec!r}: no checkpoint {step}; kept: {kept}")
+    env_steps = ckpt.meta(step)["env_steps"]
+  finally:
+    ckpt.close()
+  algo, state = experiment.restore_run(run_dir, step)
+  if overrides:  # the checkpoint is read with the run's own config (the env state's structure is part of
+    # it, e.g. under another physics impl), then played by the algorithm the overrides build
+    try:
+      _, algo = experiment.build(
+        experiment.set_dotted(experiment.checkpoint_config(run_dir, step), *overrides)
+      )
+    except (experiment.ConfigError, ValueError) as e:
+      raise SystemExit(f"error: --video-of {spec!r}: {e}") from None
+    shapes = jax.eval_shape(algo.init, jax.random.PRNGKey(0)).params
+    if jax.tree.structure(shapes) != jax.tree.structure(state.params) or any(
+      a.shape != b.shape for a, b in zip(jax.tree.leaves(shapes), jax.tree.leaves(state.params))
+    ):
+      raise SystemExit(f"error: --video-of {spec!r}: --set {list(overrides)} changes the policy's shapes")
+  path = out or os.path.join(run_dir, f"video-{step}.mp4")
+  t = time.time()
+  obs_norm = getattr(state, "obs_norm", None)
+  experiment.record_video(algo, state.params, obs_norm, path, seed=seed, width=width, height=height)
+  print(f"video of checkpoint {step} ({env_steps} env steps): {path} ({time.time() - t:.0f}s)", flush=True)
+  return path
+
+
 def main(argv=None):
   args = parse_args(argv)
   if args.list:
@@ -856,13 +906,18 @@ def main(argv=None):
     jax.distributed.initialize()
   setup_devices(args)
   enable_compilation_cache()
-  if args.video:  # fail before training, not after, if this machine cannot render
+  if args.video or args.video_of:  # fail before training, not after, if this machine cannot render
     from mjx_envs import render  # pylint: disable=import-outside-toplevel
 
     try:
       render.check_backend()
     except RuntimeError as e:
-      raise SystemExit(f"error: --video: {e}") from None
+      raise SystemExit(f"error: --video{'-of' if args.video_of else ''}: {e}") from None
+  if args.video_of:
+    if args.resume or args.video:
+      raise SystemExit("error: --video-of renders a checkpoint and trains nothing: drop --resume/--video")
+    video_of_checkpoint(args.video_of, args.out, args.seed or 0, args.set)
+    return 0
   cfg, name = make_config(args)
   if args.resume:
     run_dir = args.resume

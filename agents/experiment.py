@@ -667,16 +667,23 @@ def warm_start(ts, spec: str, algo=None, keep_fresh=()):
   return out, record
 
 
+def checkpoint_spec(spec: str, what: str) -> tuple[str, int | None]:
+  """ "RUN_DIR" or "RUN_DIR@N" (the checkpoint after N host calls, as named in RUN_DIR/checkpoints) ->
+  (RUN_DIR, N or None for the latest). `what` names the option in the error for a bad N."""
+  run_dir, _, step = spec.partition("@")
+  if step and not step.isdigit():
+    raise ValueError(f"{what}={spec!r}: after '@' comes a checkpoint number, got {step!r}")
+  return run_dir, int(step) if step else None
+
+
 def _warm_start_from_run(ts, spec: str, keep_fresh=()):
   """`warm_start` from a run directory's checkpoint: the layers that match by path and shape, but
   `keep_fresh`'s."""
   from agents.league import surgery  # pylint: disable=import-outside-toplevel
 
-  run_dir, _, step = spec.partition("@")
-  if step and not step.isdigit():
-    raise ValueError(f"run.init_from={spec!r}: after '@' comes a checkpoint number, got {step!r}")
+  run_dir, step = checkpoint_spec(spec, "run.init_from")
   try:
-    _, donor = restore_run(run_dir, int(step) if step else None)
+    _, donor = restore_run(run_dir, step)
   except FileNotFoundError as e:
     raise ValueError(f"run.init_from={spec!r}: {e}") from None
   params, record = surgery.transplant(ts.params, donor.params, keep_fresh=keep_fresh)
@@ -686,7 +693,7 @@ def _warm_start_from_run(ts, spec: str, keep_fresh=()):
     out = out.replace(obs_norm=norm)
     for k in ("carried", "fresh"):
       record[k] += norm_record[k]
-  return _placed_like(out, ts), {"from": run_dir, "checkpoint": int(step) if step else "latest", **record}
+  return _placed_like(out, ts), {"from": run_dir, "checkpoint": "latest" if step is None else step, **record}
 
 
 def _warm_start_from_policy_file(ts, path: str, keep_fresh=()):

@@ -91,12 +91,13 @@ def network_sets(pretrained: str) -> list[str]:
   """["agent.embed=128", ...]: the network sizes (NETWORK_KEYS) that checkpoint N of RUN_DIR (RUN_DIR[@N],
   as run.init_from reads it; no N: the latest) was trained with (`experiment.checkpoint_config`: a later
   `--resume --set` is undone); [] for an exported policy file (it carries no config: the config's sizes)."""
-  run_dir, _, step = pretrained.partition("@")
-  if os.path.isfile(run_dir):
+  if os.path.isfile(pretrained.partition("@")[0]):
     return []
-  if step and not step.isdigit():
-    raise SystemExit(f"error: --pretrained {pretrained!r}: after '@' comes a checkpoint number, got {step!r}")
-  agent = experiment.checkpoint_config(run_dir, int(step) if step else None)["agent"]
+  try:
+    run_dir, step = experiment.checkpoint_spec(pretrained, "--pretrained")
+  except ValueError as e:
+    raise SystemExit(f"error: {e}") from None
+  agent = experiment.checkpoint_config(run_dir, step)["agent"]
   return [f"agent.{k}={agent[k]}" for k in NETWORK_KEYS if k in agent]
 
 
@@ -455,8 +456,7 @@ def fit_heads(feats, y, ep, key, test_frac: float = 0.25, head_steps: int = 2000
 
 def pretrained_policy(spec: str):
   """(policy params, network sizes) of a hide-and-seek run "RUN_DIR[@N]" (its latest or N-th checkpoint)."""
-  run_dir, _, step = spec.partition("@")
-  algo, state = experiment.restore_run(run_dir, int(step) if step else None)
+  algo, state = experiment.restore_run(*experiment.checkpoint_spec(spec, "--pretrained"))
   c = algo.config
   sizes = dict(embed=c.embed, heads=c.heads, head_dim=c.head_dim, dense=c.dense, lstm=c.lstm_size)
   return state.params["policy"], sizes

@@ -253,6 +253,27 @@ def test_resume_with_steps_extends_the_run_for_later_resumes(tmp_path):
   steps = [json.loads(line)["env_steps"] for line in open(os.path.join(run_dir, "metrics.jsonl"))]
   assert steps == [80, 160, 240, 320, 480, 640]
 
+  # --video-of RUN_DIR@N: an episode of a chosen kept checkpoint's policy, and no training.
+  import imageio.v3 as iio  # pylint: disable=import-outside-toplevel
+
+  ckpt = Checkpointer(run_dir, max_to_keep=None)
+  kept = ckpt.steps()
+  ckpt.close()
+  assert len(kept) >= 2, kept
+  path = train.video_of_checkpoint(f"{run_dir}@{kept[0]}", width=64, height=48)
+  assert path == os.path.join(run_dir, f"video-{kept[0]}.mp4")
+  frames = iio.imread(path)
+  assert frames.shape[1:] == (48, 64, 3) and frames.shape[0] > 12 and frames.std() > 10
+  assert [json.loads(line)["env_steps"] for line in open(os.path.join(run_dir, "metrics.jsonl"))] == steps
+  with pytest.raises(SystemExit, match=r"no checkpoint 999; kept: \["):
+    train.video_of_checkpoint(f"{run_dir}@999")
+  with pytest.raises(SystemExit, match="after '@' comes a checkpoint number"):
+    train.video_of_checkpoint(f"{run_dir}@last")
+  with pytest.raises(SystemExit, match="has no checkpoints"):
+    train.video_of_checkpoint(str(tmp_path / "typo"))
+  with pytest.raises(SystemExit, match="unknown"):
+    train.video_of_checkpoint(run_dir, overrides=("agent.no_such_key=1",))
+
 
 def test_resume_after_sigkill_is_exact(tmp_path):
   """On 2 host devices (train.py's CPU default on a 2-core machine; forced here so any machine tests

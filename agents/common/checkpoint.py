@@ -36,6 +36,10 @@ class Checkpointer:
   def latest_step(self):
     return self.manager.latest_step()
 
+  def steps(self) -> list[int]:
+    """The kept checkpoints' steps, in order."""
+    return sorted(self.manager.all_steps())
+
   def meta(self, step: int | None = None) -> dict[str, Any]:
     """The meta dict of checkpoint `step` (default: the latest) alone, without its state."""
     step = self.latest_step() if step is None else step

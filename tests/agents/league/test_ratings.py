@@ -107,6 +107,13 @@ def test_bad_run_directories_are_refused(tmp_path):
   with pytest.raises(FileNotFoundError, match="no checkpoints"):
     T.checkpoint_steps(str(tmp_path))
   assert not (tmp_path / "checkpoints").exists()
+  # `python -m agents.ratings` (the hide-and-seek issue's command) is `agents.tournament ratings`.
+  from agents import ratings  # pylint: disable=import-outside-toplevel
+
+  with pytest.raises(SystemExit, match="not a self-play run"):
+    ratings.main([str(tmp_path)])
+  with pytest.raises(SystemExit, match="no config.json"):
+    ratings.main([str(tmp_path / "typo")])
 
 
 @pytest.mark.slow  # a training run (the default tier must fit in 30 minutes)

@@ -281,6 +281,17 @@ def test_team_spirit_blends_each_agents_training_reward_with_its_teams(setup):
   n = annealed.config.num_updates
   taus = [float(annealed.team_spirit_at(jnp.int32(u))) for u in (0, 1, n - 1, n + 3)]
   np.testing.assert_allclose(taus, [0.3, 0.3 + 0.7 / (n - 1), 1.0, 1.0], rtol=1e-6)
+  # OpenAI Five's schedule, 0 -> 1: the env's own rewards at the first update, the team's mean at the last.
+  _, five = experiment.build(experiment.set_dotted(cfg, "agent.team_spirit=0", "agent.team_spirit_end=1"))
+  assert five.uses_team_spirit
+  m = five.config.num_updates
+  taus = [float(five.team_spirit_at(jnp.int32(u))) for u in (0, m // 2, m - 1)]
+  np.testing.assert_allclose(taus, [0.0, (m // 2) / (m - 1), 1.0], rtol=1e-6, atol=1e-7)
+  np.testing.assert_allclose(
+    np.asarray(five.training_rewards(reward, present, five.team_spirit_at(0))), reward, atol=1e-7
+  )
+  last = np.asarray(five.training_rewards(reward, present, five.team_spirit_at(m - 1)))
+  np.testing.assert_allclose(last, got, rtol=1e-6, atol=1e-6)
 
   with pytest.raises(experiment.ConfigError, match=r"agent.team_spirit must be in \[0, 1\]"):
     experiment.set_dotted(cfg, "agent.team_spirit=1.5")
