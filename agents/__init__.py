@@ -13,6 +13,7 @@ The layout, by role (lower layers never import upper ones):
   mappo/       multi-agent PPO with entity attention (hide-and-seek)
   experiment   configs: resolve against defaults, dotted overrides, build a trainer, load a policy
   tournament   a self-play run's checkpoints against each other: ratings, payoff matrix
+  ratings      `python -m agents.ratings RUN_DIR`: tournament's ratings command under its own name
 
 Public entry points (also importable from their modules):
 
