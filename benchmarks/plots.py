@@ -271,6 +271,37 @@ def selfplay_budget(out: str) -> None:
   )
 
 
+def selfplay_abc_rows(out: str) -> None:
+  """asp_blocks_cpu without ABC (2026-12-04) beside the 2026-11-28 run with it, both on 1 object row, the
+  same seed and config otherwise: the training curves and each run's zero-shot holdout table."""
+  _selfplay_figure(
+    (
+      (("selfplay", "2026-11-28", "abc_rows"), "C0", "with ABC (2026-11-28)"),
+      (("selfplay", "2026-12-04", "noabc_rows"), "C1", "without ABC (2026-12-04)"),
+    ),
+    os.path.join(out, "selfplay_abc_rows.png"),
+    "Asymmetric self-play, asp_blocks_cpu on 1 object row: with and without ABC, 105 minutes each",
+    smooth=True,
+  )
+
+
+def selfplay_sym_direct(out: str) -> None:
+  """asp_blocks_cpu with the cube-symmetric goal rule and the direct learner's network, learning rate and
+  minibatches (2026-12-04) beside each change alone (2026-11-28 symmetric rule; 2026-12-03 direct
+  settings) and the config (2026-11-28): training curves and holdout tables."""
+  _selfplay_figure(
+    (
+      (("selfplay", "2026-11-28", "abc_rows"), "0.6", "config (2026-11-28)"),
+      (("selfplay", "2026-11-28", "abc_symmetric"), "C2", "symmetric rule (2026-11-28)"),
+      (("selfplay", "2026-12-03", "bob_direct_settings"), "C4", "direct learner's settings (2026-12-03)"),
+      (("selfplay", "2026-12-04", "sym_direct"), "C3", "both (2026-12-04)"),
+    ),
+    os.path.join(out, "selfplay_sym_direct.png"),
+    "Asymmetric self-play with ABC, asp_blocks_cpu: the symmetric goal rule and the direct learner's settings",
+    smooth=True,
+  )
+
+
 def league(out: str) -> None:
   """OpenAI Five's practice: TrueSkill over a self-play run, surgery against its control, staleness."""
   fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 3.8))
@@ -1001,6 +1032,8 @@ FIGURES = {
   "mtppo_mt50": mtppo_mt50,
   "selfplay_rows": selfplay_rows,
   "selfplay_budget": selfplay_budget,
+  "selfplay_abc_rows": selfplay_abc_rows,
+  "selfplay_sym_direct": selfplay_sym_direct,
   "hand_reach": hand_reach,
   "hand_reach_seeds": hand_reach_seeds,
   "transfer": transfer,
