@@ -12,6 +12,11 @@ the best of `--repeats`).
     python benchmarks/mt_compile.py                                   # MT10, MT50; 2 worlds per task
     python benchmarks/mt_compile.py --envs-per-task 10 --json runs/mt_compile.json
     python benchmarks/mt_compile.py --envs ML10,ML45 --envs-per-task 1 --rl2-episodes 3
+    python benchmarks/mt_compile.py --envs MT50 --per-task        # each task's own code in the shared step
+
+`--per-task`: the StableHLO lines of the code the shared batch's step traces once per task (the task's
+reward with its reads, on its own worlds), each lowered alone, beside the whole step's lines: what MT50's
+program holds that MT10's does not.
 """
 
 from __future__ import annotations
@@ -82,6 +87,32 @@ def measure(
   }
 
 
+def per_task_lines(name: str, envs_per_task: int) -> dict:
+  """{task: StableHLO lines of its per-task step code (reward and reads on its worlds), lowered alone}
+  for a SharedMultiTask batch, plus "_step" (the whole unwrapped step's lines) and "_lower_s"."""
+  from mjx_envs.metaworld import shared  # pylint: disable=import-outside-toplevel
+
+  mt = mjx_envs.make(name, envs_per_task=envs_per_task, impl="c", shared_code=True)
+  state = jax.jit(mt.reset)(jax.random.PRNGKey(0))
+  d, obs = state.pipeline_state, state.obs[:, :39]
+  action = jnp.zeros((mt.num_envs, 4))
+  out, t0 = {}, time.perf_counter()
+  # The same closure as SharedMultiTask._step's loop (a benchmark may read the class's internals).
+  for i, (t, s, layout) in enumerate(zip(mt.tasks, mt._slices(), mt._ctx)):  # pylint: disable=protected-access
+
+    def reward(dd, flat, o, a, t=t, layout=layout):
+      return t.task.reward(o, a, t.reward_reads(dd, shared._unflatten(flat, layout)))  # pylint: disable=protected-access
+
+    def own(dd, flat, o, a, i=i, reward=reward):
+      return mt._per_world(reward, i, dd, flat, o, a)  # pylint: disable=protected-access
+
+    text = jax.jit(own).lower(d, state.info["ctx"][s], obs[s], action[s]).as_text()
+    out[t.task.name] = text.count("\n")
+  out["_lower_s"] = time.perf_counter() - t0
+  out["_step"] = jax.jit(mt.step).lower(state, action).as_text().count("\n")
+  return out
+
+
 def main(argv=None):
   p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
   p.add_argument("--envs", default="MT10,MT50")
@@ -91,8 +122,22 @@ def main(argv=None):
   p.add_argument("--builds", default="shared,plain", help="shared (SharedMultiTask), plain (MultiTask)")
   p.add_argument("--rl2-episodes", type=int, default=0, help="ML envs: RL² trials of this many episodes")
   p.add_argument("--json", default=None)
+  p.add_argument("--per-task", action="store_true", help="each task's own step code, StableHLO lines")
   args = p.parse_args(argv)
   jax.config.update("jax_enable_compilation_cache", False)
+  if args.per_task:
+    for name in args.envs.split(","):
+      lines = per_task_lines(name, args.envs_per_task)
+      tasks = {k: v for k, v in lines.items() if not k.startswith("_")}
+      print(
+        f"{name}: the whole step {lines['_step']:,} StableHLO lines; per-task code {sum(tasks.values()):,} in all"
+      )
+      for task, n in sorted(tasks.items(), key=lambda kv: -kv[1]):
+        print(f"  {task:32s} {n:6,}")
+      if args.json:
+        with open(args.json, "w") as f:
+          json.dump({"env": name, "envs_per_task": args.envs_per_task, "lines": lines}, f, indent=1)
+    return
   rows = []
   print(
     "| env | build | worlds | reset: lower + compile s | step: lower + compile s | step StableHLO lines | ctrl steps/s |"
