@@ -273,6 +273,8 @@ def test_resume_with_steps_extends_the_run_for_later_resumes(tmp_path):
     train.video_of_checkpoint(str(tmp_path / "typo"))
   with pytest.raises(SystemExit, match="unknown"):
     train.video_of_checkpoint(run_dir, overrides=("agent.no_such_key=1",))
+  with pytest.raises(SystemExit, match="changes the policy's shapes"):
+    train.video_of_checkpoint(run_dir, overrides=("agent.policy_hidden=(8,)",))
 
 
 def test_resume_after_sigkill_is_exact(tmp_path):
