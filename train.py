@@ -864,12 +864,14 @@ def video_of_checkpoint(
     run_dir, step = experiment.checkpoint_spec(spec, "--video-of")
   except ValueError as e:
     raise SystemExit(f"error: {e}") from None
-  if not os.path.isdir(os.path.join(run_dir, "checkpoints")):
+  ckpt = (
+    Checkpointer(run_dir, max_to_keep=None) if os.path.isdir(os.path.join(run_dir, "checkpoints")) else None
+  )
+  if ckpt is None or not ckpt.steps():
     raise SystemExit(f"error: --video-of {spec!r}: {run_dir} has no checkpoints")
-  ckpt = Checkpointer(run_dir, max_to_keep=None)
   try:
     kept = ckpt.steps()
-    step = kept[-1] if step is None and kept else step
+    step = kept[-1] if step is None else step
     if step not in kept:
       raise SystemExit(f"error: --video-of {spec!r}: no checkpoint {step}; kept: {kept}")
     env_steps = ckpt.meta(step)["env_steps"]

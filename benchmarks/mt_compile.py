@@ -26,6 +26,7 @@ from mjx_envs import wrappers
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import time
@@ -88,26 +89,19 @@ def measure(
 
 
 def per_task_lines(name: str, envs_per_task: int) -> dict:
-  """{task: StableHLO lines of its per-task step code (reward and reads on its worlds), lowered alone}
-  for a SharedMultiTask batch, plus "_step" (the whole unwrapped step's lines) and "_lower_s"."""
-  from mjx_envs.metaworld import shared  # pylint: disable=import-outside-toplevel
-
+  """{task: StableHLO lines of its per-task step code (`SharedMultiTask.task_reward`: reward and reads on
+  its worlds), lowered alone} for a SharedMultiTask batch, plus "_step" (the whole unwrapped step's lines)
+  and "_lower_s"."""
   mt = mjx_envs.make(name, envs_per_task=envs_per_task, impl="c", shared_code=True)
   state = jax.jit(mt.reset)(jax.random.PRNGKey(0))
   d, obs = state.pipeline_state, state.obs[:, :39]
   action = jnp.zeros((mt.num_envs, 4))
   out, t0 = {}, time.perf_counter()
-  # The same closure as SharedMultiTask._step's loop (a benchmark may read the class's internals).
-  for i, (t, s, layout) in enumerate(zip(mt.tasks, mt._slices(), mt._ctx)):  # pylint: disable=protected-access
-
-    def reward(dd, flat, o, a, t=t, layout=layout):
-      return t.task.reward(o, a, t.reward_reads(dd, shared._unflatten(flat, layout)))  # pylint: disable=protected-access
-
-    def own(dd, flat, o, a, i=i, reward=reward):
-      return mt._per_world(reward, i, dd, flat, o, a)  # pylint: disable=protected-access
-
+  n = mt.envs_per_task
+  for i in range(mt.num_tasks):
+    s, own = slice(i * n, (i + 1) * n), functools.partial(mt.task_reward, i)
     text = jax.jit(own).lower(d, state.info["ctx"][s], obs[s], action[s]).as_text()
-    out[t.task.name] = text.count("\n")
+    out[mt.tasks[i].task.name] = text.count("\n")
   out["_lower_s"] = time.perf_counter() - t0
   out["_step"] = jax.jit(mt.step).lower(state, action).as_text().count("\n")
   return out

@@ -413,6 +413,17 @@ class SharedMultiTask(Env):
       axes[f.name] = 0 if live else None
     return jax.vmap(fn, in_axes=(d.replace(**axes),) + (0,) * len(args))(d.replace(**view), *args)
 
+  def task_reward(self, i: int, d, ctx, obs, action):
+    """Task i's own step code, on its worlds: (reward [N], info) from the padded batch `d` and task i's rows
+    of the flat contexts `ctx`, observations `obs` [N, 39] and actions `action` [N, 4]. The step traces it
+    once per task (`benchmarks/mt_compile.py --per-task` lowers it alone)."""
+    t, layout = self.tasks[i], self._ctx[i]
+
+    def reward(dd, flat, o, a):
+      return t.task.reward(o, a, t.reward_reads(dd, _unflatten(flat, layout)))
+
+    return self._per_world(reward, i, d, ctx, obs, action)
+
   def _current(self, d):
     return jnp.concatenate([jax.vmap(self.tasks[0].hand_obs)(d), self._objects(d)], -1).astype(jnp.float32)
 
@@ -519,12 +530,8 @@ class SharedMultiTask(Env):
     target = state.info["target"]
     obs = jax.vmap(sawyer.observe)(cur, state.info["prev"], target, self._obs_low, self._obs_high)
     rewards, infos = [], []
-    for i, (t, s, layout) in enumerate(zip(self.tasks, self._slices(), self._ctx)):
-
-      def reward(dd, flat, o, a, t=t, layout=layout):
-        return t.task.reward(o, a, t.reward_reads(dd, _unflatten(flat, layout)))
-
-      r, info = self._per_world(reward, i, d, state.info["ctx"][s], obs[s], action[s])
+    for i, s in enumerate(self._slices()):
+      r, info = self.task_reward(i, d, state.info["ctx"][s], obs[s], action[s])
       rewards.append(r)
       infos.append({k: jnp.asarray(info[k], jnp.float32) for k in sawyer.INFO_KEYS})
     reward = jnp.concatenate(rewards)
